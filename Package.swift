@@ -1,0 +1,87 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Strict settings shared by every Swift target: Swift 6 mode already implies complete
+/// concurrency checking; warnings are treated as defects by `make build`.
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Gloss",
+    products: [
+        .library(
+            name: "Gloss",
+            targets: [
+                "GlossGeometry", "GlossImaging", "GlossTextRecognition",
+                "GlossPipeline", "GlossReports",
+            ]
+        ),
+        .executable(name: "gloss", targets: ["gloss"]),
+    ],
+    targets: [
+        // C libraries from Debian, one tiny module each.
+        .systemLibrary(
+            name: "CLeptonica", path: "Sources/CLeptonica",
+            providers: [.apt(["libleptonica-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTesseract", path: "Sources/CTesseract",
+            providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]
+        ),
+        .systemLibrary(
+            name: "CPNG", path: "Sources/CPNG",
+            providers: [.apt(["libpng-dev"])]
+        ),
+
+        // The library, one module per responsibility.
+        .target(name: "GlossGeometry", path: "Sources/Geometry", swiftSettings: swiftSettings),
+        .target(
+            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG"],
+            path: "Sources/Imaging", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossImaging", "CTesseract"],
+            path: "Sources/TextRecognition", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossFaceDetection", dependencies: ["GlossGeometry", "GlossImaging"],
+            path: "Sources/FaceDetection", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossTemplates", path: "templates",
+            exclude: ["README.md"],
+            resources: [.embedInCode("page.html"), .embedInCode("index.html"), .embedInCode("gloss.css")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossReports", dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossTemplates"],
+            path: "Sources/Reports", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossPipeline",
+            dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossReports"],
+            path: "Sources/Pipeline", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossReports"],
+            path: "Sources/CommandLine", swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
+
+        // Tests mirror the modules.
+        .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TextRecognitionTests", dependencies: ["GlossTextRecognition", "GlossImaging"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FaceDetectionTests", dependencies: ["GlossFaceDetection", "GlossImaging"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ReportsTests", dependencies: ["GlossReports"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

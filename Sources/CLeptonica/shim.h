@@ -1,0 +1,4 @@
+#ifndef GLOSS_CLEPTONICA_H
+#define GLOSS_CLEPTONICA_H
+#include <leptonica/allheaders.h>
+#endif

@@ -1,0 +1,134 @@
+import Foundation
+import GlossPipeline
+import GlossReports
+import GlossTextRecognition
+
+/// The `gloss` command: parses the command line, calls the library, reports.
+///
+/// Exit status: 0 when every page was read, 1 when some failed (the others still complete),
+/// 2 for a wrong command line.
+public enum GlossCommand {
+    public static func main(_ arguments: [String]) async -> Int32 {
+        var words = arguments.dropFirst()
+        guard let command = words.popFirst() else {
+            printError(overview)
+            return 2
+        }
+        do {
+            switch command {
+            case "annotate": return try await annotate(words)
+            case "ocr": return try await ocr(words)
+            case "-h", "--help", "help":
+                print(overview, terminator: "")
+                return 0
+            case "--version", "version":
+                print("gloss \(glossVersion) (Tesseract \(TextRecognizer.engineVersion))")
+                return 0
+            default:
+                throw UsageError("unknown command '\(command)'")
+            }
+        } catch let error as UsageError {
+            printError("gloss: \(error)\nRun 'gloss \(command == "annotate" || command == "ocr" ? command + " " : "")--help' for usage.")
+            return 2
+        } catch {
+            printError("gloss: \(error)")
+            return 1
+        }
+    }
+
+    static let overview = """
+        Usage: gloss <command> [options]
+
+        Reads document scans and photos, finds their text, and writes annotated reports.
+
+        Commands:
+          annotate INPUT... -o DIR   Read images (files or folders) and write a browsable report
+          ocr IMAGE                  Print one page's JSON (text, words, lines, boxes)
+
+        Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
+
+        """
+
+    static let recognitionOptions: [OptionSpec] = [
+        .option("lang", short: "l", value: "LANGS", "Tesseract languages, joined with + (default: eng)"),
+        .option("psm", value: "MODE", "Tesseract page segmentation mode, 0-13 (default: 3, automatic)"),
+        .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
+        .flag("help", short: "h", "show this help"),
+    ]
+
+    static func settings(from arguments: ParsedArguments) throws -> AnnotationSettings {
+        var settings = AnnotationSettings()
+        if let languages = arguments.value("lang") {
+            let list = languages.split(separator: "+").map(String.init)
+            guard !list.isEmpty, list.allSatisfy({ $0.allSatisfy { $0.isLetter || $0 == "_" } }) else {
+                throw UsageError("--lang takes language codes joined with +, such as eng+deu, not '\(languages)'")
+            }
+            settings.recognition.languages = list
+        }
+        settings.recognition.pageSegmentationMode = try arguments.integer("psm", in: 0...13) ?? 3
+        settings.pixelLimit = try arguments.integer("max-pixels", in: 1...Int(Int32.max)) ?? settings.pixelLimit
+        return settings
+    }
+
+    // MARK: annotate
+
+    static let annotateOptions: [OptionSpec] = [
+        .option("output", short: "o", value: "DIR", "where to write the report (required)"),
+        .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
+        .flag("quiet", short: "q", "print only errors"),
+    ] + recognitionOptions
+
+    static func annotate(_ words: ArraySlice<String>) async throws -> Int32 {
+        let arguments = try ParsedArguments(words, options: annotateOptions)
+        if arguments.has("help") {
+            print(helpText(usage: "gloss annotate INPUT... -o DIR [options]",
+                           summary: "Reads every page of the images given (folders are searched recursively) and writes\nDIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.{json,html,png}.",
+                           options: annotateOptions), terminator: "")
+            return 0
+        }
+        guard let output = arguments.value("output") else { throw UsageError("annotate needs -o DIR") }
+        guard !arguments.operands.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
+        let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let quiet = arguments.has("quiet")
+        let annotator = Annotator(settings: try settings(from: arguments), jobs: jobs)
+        let manifest = try await annotator.annotate(arguments.operands, into: output) { entry in
+            if let error = entry.error {
+                printError("gloss: \(error)")
+            }
+        }
+        if !quiet {
+            let failed = manifest.failedCount
+            printError("gloss: \(manifest.pages.count) pages, \(failed) not read; report: \(output)/index.html")
+        }
+        return manifest.failedCount == 0 ? 0 : 1
+    }
+
+    // MARK: ocr
+
+    static let ocrOptions: [OptionSpec] = [
+        .option("page", value: "N", "which page of a multi-page file, from 1 (default: 1)"),
+    ] + recognitionOptions
+
+    static func ocr(_ words: ArraySlice<String>) async throws -> Int32 {
+        let arguments = try ParsedArguments(words, options: ocrOptions)
+        if arguments.has("help") {
+            print(helpText(usage: "gloss ocr IMAGE [options]",
+                           summary: "Prints the page JSON of one page: its text, words and lines with boxes in pixels.",
+                           options: ocrOptions), terminator: "")
+            return 0
+        }
+        guard arguments.operands.count == 1, let path = arguments.operands.first else {
+            throw UsageError("ocr takes exactly one IMAGE")
+        }
+        let page = try arguments.integer("page", in: 1...1_000_000) ?? 1
+        let annotator = Annotator(settings: try settings(from: arguments), jobs: 1)
+        let report = try await annotator.recognize(file: path, pageIndex: page - 1)
+        FileHandle.standardOutput.write(Data(try JSONOutput.encode(report) + [0x0A]))
+        if let error = report.error { printError("gloss: \(error)") }
+        return report.status == .ok ? 0 : 1
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

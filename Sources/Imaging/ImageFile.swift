@@ -1,0 +1,146 @@
+import CLeptonica
+import GlossGeometry
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The encoded formats Gloss reads, as Leptonica recognises them from the bytes.
+public enum ImageFormat: String, Sendable {
+    case png, jpeg, tiff, pnm, webp, gif, bmp, jp2
+
+    init?(leptonica code: Int32) {
+        switch Int(code) {
+        case IFF_PNG: self = .png
+        case IFF_JFIF_JPEG: self = .jpeg
+        case IFF_TIFF, IFF_TIFF_PACKBITS, IFF_TIFF_RLE, IFF_TIFF_G3, IFF_TIFF_G4, IFF_TIFF_LZW,
+             IFF_TIFF_ZIP, IFF_TIFF_JPEG: self = .tiff
+        case IFF_PNM: self = .pnm
+        case IFF_WEBP: self = .webp
+        case IFF_GIF: self = .gif
+        case IFF_BMP: self = .bmp
+        case IFF_JP2: self = .jp2
+        default: return nil
+        }
+    }
+}
+
+/// One page of an image, decoded and turned upright.
+public struct DecodedPage: Sendable {
+    /// The upright pixels: EXIF orientation is already applied.
+    public var raster: Raster
+    /// Pixels per inch as the file states it, or nil when it states none.
+    public var resolution: Int?
+    /// The orientation the stored pixels had, now applied.
+    public var orientation: Orientation
+}
+
+/// An image file read into memory once, whose pages are decoded one at a time.
+///
+/// Opening reads only the header, so a file that claims too many pixels is refused before a
+/// single pixel is decoded (a 1.6 MB PNG can claim 40000x40000).
+public struct ImageFile: Sendable {
+    public let path: String
+    public let format: ImageFormat
+    /// The stored size of the first page (before orientation).
+    public let storedSize: PixelSize
+    public let pageCount: Int
+    private let bytes: [UInt8]
+
+    /// The default pixel limit: 150 megapixels, an A3 page at 1200 ppi.
+    public static let defaultPixelLimit = 150_000_000
+
+    /// Reads the file at `path` and its header.
+    public init(contentsOf path: String, pixelLimit: Int = ImageFile.defaultPixelLimit) throws {
+        try self.init(bytes: readWholeFile(path), path: path, pixelLimit: pixelLimit)
+    }
+
+    /// Wraps bytes already in memory; `path` names them in errors.
+    public init(bytes: [UInt8], path: String, pixelLimit: Int = ImageFile.defaultPixelLimit) throws {
+        _ = LeptonicaImage.silenced
+        guard !bytes.isEmpty else { throw ImagingError(path: path, reason: .empty) }
+        var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        var bits: Int32 = 0, samples: Int32 = 0, colormapped: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer {
+            pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, &bits, &samples, &colormapped)
+        }
+        guard status == 0, let known = ImageFormat(leptonica: format), width > 0, height > 0 else {
+            throw ImagingError(path: path, reason: .unsupportedFormat)
+        }
+        guard Int(width) * Int(height) <= pixelLimit else {
+            throw ImagingError(
+                path: path, reason: .tooLarge(width: Int(width), height: Int(height), limit: pixelLimit))
+        }
+        self.path = path
+        self.format = known
+        self.storedSize = PixelSize(width: Int(width), height: Int(height))
+        self.bytes = bytes
+        self.pageCount = known == .tiff ? Self.tiffPageCount(bytes) : 1
+    }
+
+    private static func tiffPageCount(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let file = fopenReadFromMemory(buffer.baseAddress, buffer.count) else { return 1 }
+            defer { fclose(file) }
+            var count: Int32 = 0
+            return tiffGetCount(file, &count) == 0 && count > 0 ? Int(count) : 1
+        }
+    }
+
+    /// Decodes page `index` (0-based) and turns it upright.
+    public func decodePage(_ index: Int = 0) throws -> DecodedPage {
+        guard (0..<pageCount).contains(index) else {
+            throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
+        }
+        let (raster, resolution) = try decodePixels(index)
+        let stated: Orientation? = switch format {
+        case .jpeg: ExifReader.orientation(inJPEG: bytes)
+        case .tiff: ExifReader.orientation(inTIFF: bytes, page: index)
+        default: nil
+        }
+        let orientation = stated ?? .up
+        return DecodedPage(raster: raster.oriented(orientation), resolution: resolution, orientation: orientation)
+    }
+
+    private func decodePixels(_ index: Int) throws -> (Raster, resolution: Int?) {
+        if format == .png {
+            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
+        }
+        let pix = bytes.withUnsafeBufferPointer { buffer in
+            format == .tiff
+                ? pixReadMemTiff(buffer.baseAddress, buffer.count, Int32(index))
+                : pixReadMem(buffer.baseAddress, buffer.count)
+        }
+        guard let image = LeptonicaImage(pix) else {
+            throw ImagingError(path: path, reason: .corrupt("\(format.rawValue) decoder failed"))
+        }
+        guard let raster = image.raster() else {
+            throw ImagingError(path: path, reason: .corrupt("unsupported pixel layout, \(image.depth) bits per pixel"))
+        }
+        return (raster, image.resolution)
+    }
+}
+
+/// The whole file, or an error that says why not (missing, a directory, no permission...).
+private func readWholeFile(_ path: String) throws -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+        throw ImagingError(path: path, reason: .unreadable("not a regular file"))
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var filled = 0
+    while filled < bytes.count {
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
+        if count == 0 { break }
+        filled += count
+    }
+    return Array(bytes.prefix(filled))
+}
+
+private func systemError() -> String { String(cString: strerror(errno)) }

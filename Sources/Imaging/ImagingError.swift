@@ -1,0 +1,41 @@
+/// Why an image could not be read. Always names the file, so a batch can report it and go on.
+public struct ImagingError: Error, Equatable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        /// The file could not be opened or read; the text is the system's reason.
+        case unreadable(String)
+        case empty
+        /// The bytes are not an image format Gloss can decode.
+        case unsupportedFormat
+        /// The header claims more pixels than the limit allows; nothing was decoded.
+        case tooLarge(width: Int, height: Int, limit: Int)
+        /// The header was read but the pixels could not be decoded (truncated or corrupt data).
+        case corrupt(String)
+        case noSuchPage(Int, pageCount: Int)
+        /// The decoded pixels could not be encoded for display.
+        case encodingFailed(String)
+    }
+
+    public var path: String
+    public var reason: Reason
+
+    public init(path: String, reason: Reason) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reasonText)" }
+
+    /// The reason alone, for places that show the file name already.
+    public var reasonText: String {
+        switch reason {
+        case .unreadable(let why): "cannot read file: \(why)"
+        case .empty: "file is empty"
+        case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP)"
+        case .tooLarge(let w, let h, let limit):
+            "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
+        case .corrupt(let detail): "image data is corrupt or truncated (\(detail))"
+        case .noSuchPage(let index, let count): "page \(index + 1) asked for, but the file has \(count)"
+        case .encodingFailed(let why): "cannot encode image: \(why)"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CPNG
+
+extension Raster {
+    /// The raster as PNG bytes, through libpng's simplified write API.
+    public func pngData() throws -> [UInt8] {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = layout == .rgb ? UInt32(PNG_FORMAT_RGB) : UInt32(PNG_FORMAT_GRAY)
+        var size = 0
+        let stride = Int32(bytesPerRow)
+        // First call measures, second call writes.
+        let measured = pixels.withUnsafeBufferPointer {
+            png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, stride, nil)
+        }
+        guard measured != 0, size > 0 else { throw encodingError(image) }
+        var output = [UInt8](repeating: 0, count: size)
+        let written = pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBytes {
+                png_image_write_to_memory(&image, $0.baseAddress, &size, 0, source.baseAddress, stride, nil)
+            }
+        }
+        guard written != 0 else { throw encodingError(image) }
+        return Array(output.prefix(size))
+    }
+
+    private func encodingError(_ image: png_image) -> ImagingError {
+        let message = withUnsafeBytes(of: image.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return ImagingError(path: "<display copy>", reason: .encodingFailed("libpng: \(message)"))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GlossReports
+import Synchronization
+
+/// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
+/// done, then the manifest and the index.
+public struct Annotator: Sendable {
+    public var settings: AnnotationSettings
+    /// How many pages are read at once, each by a worker with its own engine.
+    public var jobs: Int
+
+    public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.settings = settings
+        self.jobs = max(1, jobs)
+    }
+
+    /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`.
+    /// `onPage` hears of every finished page, in the order they finish. Failed pages are
+    /// recorded in the manifest; only a folder that cannot be written throws.
+    public func annotate(
+        _ inputs: [String], into folder: String, onPage: @escaping @Sendable (ManifestEntry) -> Void = { _ in }
+    ) async throws -> BatchManifest {
+        let layout = OutputLayout(folder: folder)
+        try AtomicFile.createDirectory(layout.pagesFolder)
+        let files = InputCollector.files(from: inputs)
+        let workerCount = min(jobs, max(1, files.count))
+        let workers = try (0..<workerCount).map { try PageWorker(settings: settings, name: "gloss-worker-\($0)") }
+
+        let progress = BatchProgress(fileCount: files.count)
+        await withTaskGroup(of: Void.self) { group in
+            for worker in workers {
+                group.addTask {
+                    while !Task.isCancelled, let index = progress.takeNextFile() {
+                        var entries: [ManifestEntry] = []
+                        for page in await worker.read(file: files[index]) {
+                            let entry = await worker.write(page, into: layout)
+                            onPage(entry)
+                            entries.append(entry)
+                        }
+                        progress.finish(file: index, entries: entries)
+                    }
+                }
+            }
+        }
+
+        let pages = progress.entriesInInputOrder()
+        let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
+        try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
+        let index = BatchIndexView(entries: pages.map {
+            BatchIndexView.Entry(
+                source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
+                meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs?.html)
+        })
+        try AtomicFile.write(index.render(), to: layout.indexPath)
+        return manifest
+    }
+
+    /// Reads one page of one image and returns its report, writing nothing.
+    public func recognize(file path: String, pageIndex: Int = 0) async throws -> PageReport {
+        let worker = try PageWorker(settings: settings, name: "gloss-ocr")
+        let pages = await worker.read(file: path, onlyPage: pageIndex)
+        guard let page = pages.first else { throw CancellationError() }
+        return page.report
+    }
+}
+
+/// The files a batch still has to start, and the entries of those it finished, shared by its workers.
+private final class BatchProgress: Sendable {
+    private let fileCount: Int
+    private let state = Mutex<(next: Int, finished: [Int: [ManifestEntry]])>((0, [:]))
+
+    init(fileCount: Int) { self.fileCount = fileCount }
+
+    func takeNextFile() -> Int? {
+        state.withLock { state in
+            guard state.next < fileCount else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func finish(file index: Int, entries: [ManifestEntry]) {
+        state.withLock { $0.finished[index] = entries }
+    }
+
+    func entriesInInputOrder() -> [ManifestEntry] {
+        state.withLock { state in (0..<fileCount).flatMap { state.finished[$0] ?? [] } }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes files so that a reader, or a run killed half-way, sees either the old file or the
+/// whole new one: the bytes go to a temporary name beside the target, which is then renamed.
+enum AtomicFile {
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw OutputError(path: path, cause: systemError()) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let cause = systemError()
+                close(descriptor)
+                unlink(temporary)
+                throw OutputError(path: path, cause: cause)
+            }
+            written += count
+        }
+        guard close(descriptor) == 0 else {
+            let cause = systemError()
+            unlink(temporary)
+            throw OutputError(path: path, cause: cause)
+        }
+        guard rename(temporary, path) == 0 else {
+            let cause = systemError()
+            unlink(temporary)
+            throw OutputError(path: path, cause: cause)
+        }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+
+    static func createDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw OutputError(path: path, cause: "cannot create directory")
+        }
+    }
+}
+
+/// An output file or folder that could not be written.
+public struct OutputError: Error, CustomStringConvertible {
+    public var path: String
+    public var cause: String
+    public var description: String { "\(path): cannot write: \(cause)" }
+}
+
+func systemError() -> String { String(cString: strerror(errno)) }

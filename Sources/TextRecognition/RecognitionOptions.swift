@@ -1,0 +1,47 @@
+/// How Tesseract reads a page. Part of a batch's settings: changing it invalidates earlier results.
+public struct RecognitionOptions: Sendable, Hashable, Codable {
+    /// Tesseract language codes, tried together (`eng`, `eng+deu`).
+    public var languages: [String]
+    /// Tesseract's page segmentation mode, 0...13 (`--psm`); 3 is fully automatic layout analysis.
+    public var pageSegmentationMode: Int
+    /// Where the `.traineddata` files are; nil for `TESSDATA_PREFIX` or Debian's location.
+    public var dataPath: String?
+
+    public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 3, dataPath: String? = nil) {
+        self.languages = languages
+        self.pageSegmentationMode = pageSegmentationMode
+        self.dataPath = dataPath
+    }
+
+    /// The resolution assumed when a file states none, or one too low to be real. Many writers
+    /// store 72 ppi as a placeholder; Tesseract's size heuristics need a plausible scan resolution.
+    public static let assumedResolution = 300
+
+    static func effectiveResolution(_ stated: Int?) -> Int {
+        guard let stated, stated > 72, stated <= 4800 else { return assumedResolution }
+        return stated
+    }
+}
+
+/// Why text recognition could not run. The pipeline adds the file and the page.
+public struct TextRecognitionError: Error, Equatable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        case missingLanguage(String, searched: [String])
+        case invalidPageSegmentationMode(Int)
+        case engineFailed(String)
+    }
+
+    public var reason: Reason
+
+    public init(_ reason: Reason) { self.reason = reason }
+
+    public var description: String {
+        switch reason {
+        case .missingLanguage(let language, let searched):
+            "no Tesseract model for language '\(language)' (looked for \(language).traineddata in \(searched.joined(separator: ", ")); install tesseract-ocr-\(language)"
+        case .invalidPageSegmentationMode(let mode):
+            "page segmentation mode \(mode) is not one of Tesseract's 0...13"
+        case .engineFailed(let what): "Tesseract failed: \(what)"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import GlossGeometry
+
+/// The text of one page as Tesseract structures it: blocks, paragraphs, lines, words.
+///
+/// Every box is in the normalised currency (0...1, origin bottom left), so the result does not
+/// depend on the size of the image it was recognised from.
+public struct RecognizedText: Sendable, Equatable {
+    public var blocks: [TextBlock]
+
+    public init(blocks: [TextBlock] = []) { self.blocks = blocks }
+
+    public var paragraphs: [TextParagraph] { blocks.flatMap(\.paragraphs) }
+    public var lines: [TextLine] { paragraphs.flatMap(\.lines) }
+    public var words: [RecognizedWord] { lines.flatMap(\.words) }
+
+    /// The page text: lines separated by a newline, paragraphs by an empty line.
+    public var text: String {
+        paragraphs.map { $0.lines.map(\.text).joined(separator: "\n") }.joined(separator: "\n\n")
+    }
+}
+
+public struct TextBlock: Sendable, Equatable {
+    public var box: NormalizedRect
+    public var paragraphs: [TextParagraph]
+}
+
+public struct TextParagraph: Sendable, Equatable {
+    public var box: NormalizedRect
+    public var lines: [TextLine]
+}
+
+public struct TextLine: Sendable, Equatable {
+    public var box: NormalizedRect
+    /// The line the letters sit on, from its left end to its right end; nil when Tesseract gave none.
+    public var baseline: Baseline?
+    public var words: [RecognizedWord]
+
+    public var text: String { words.map(\.text).joined(separator: " ") }
+}
+
+public struct Baseline: Sendable, Equatable {
+    public var start: NormalizedPoint
+    public var end: NormalizedPoint
+}
+
+public struct RecognizedWord: Sendable, Equatable {
+    public var text: String
+    public var box: NormalizedRect
+    /// Tesseract's confidence, 0...100.
+    public var confidence: Double
+}

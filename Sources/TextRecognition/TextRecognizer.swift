@@ -1,0 +1,160 @@
+import CTesseract
+import Foundation
+import GlossGeometry
+import GlossImaging
+
+/// A Tesseract engine, loaded once and reused for many pages.
+///
+/// Loading a model costs about 100 ms and 10 MB, so a worker creates one recogniser and keeps
+/// it. The type is deliberately not `Sendable`: one engine serves one thread at a time, and the
+/// worker that creates it is the only one that uses it.
+public final class TextRecognizer {
+    private let engine: OpaquePointer
+    public let options: RecognitionOptions
+
+    /// Loads the models for `options.languages`.
+    public init(options: RecognitionOptions = RecognitionOptions()) throws {
+        _ = openMPSingleThreaded
+        guard (0...13).contains(options.pageSegmentationMode) else {
+            throw TextRecognitionError(.invalidPageSegmentationMode(options.pageSegmentationMode))
+        }
+        let dataPath = try Self.modelFolder(for: options)
+        guard let engine = TessBaseAPICreate() else {
+            throw TextRecognitionError(.engineFailed("cannot create an engine"))
+        }
+        self.engine = engine
+        self.options = options
+        // Silence the engine's own chatter; Gloss reports problems itself.
+        TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
+        try check(
+            TessBaseAPIInit3(engine, dataPath, options.languages.joined(separator: "+")) == 0,
+            "cannot load language models \(options.languages.joined(separator: "+")) from \(dataPath)")
+        TessBaseAPISetPageSegMode(engine, TessPageSegMode(UInt32(options.pageSegmentationMode)))
+    }
+
+    deinit {
+        TessBaseAPIEnd(engine)
+        TessBaseAPIDelete(engine)
+    }
+
+    /// The Tesseract library version, for reports.
+    public static var engineVersion: String { String(cString: TessVersion()) }
+
+    /// Recognises the text of `image`. `resolution` is the page's pixels per inch as its file
+    /// states it; raising `cancellation` stops the engine at its next check (after layout
+    /// analysis, then about once per line) and this throws `CancellationError`.
+    public func recognize(
+        _ image: Raster, resolution: Int?, cancellation: CancellationFlag? = nil
+    ) throws -> RecognizedText {
+        let grey = image.grayscale()
+        guard grey.width > 0, grey.height > 0 else { return RecognizedText() }
+        let monitor = Monitor(cancellation: cancellation)
+        let status = grey.pixels.withUnsafeBufferPointer { pixels -> Int32 in
+            TessBaseAPISetImage(engine, pixels.baseAddress, Int32(grey.width), Int32(grey.height), 1, Int32(grey.width))
+            TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
+            return TessBaseAPIRecognize(engine, monitor.handle)
+        }
+        defer { TessBaseAPIClear(engine) }
+        if cancellation?.isRaised == true { throw CancellationError() }
+        try check(status == 0, "recognition failed")
+        return readResults(imageSize: grey.size)
+    }
+
+    /// Walks Tesseract's result iterator word by word, opening a block, paragraph or line
+    /// whenever the iterator says one begins.
+    private func readResults(imageSize: PixelSize) -> RecognizedText {
+        guard let results = TessBaseAPIGetIterator(engine) else { return RecognizedText() }
+        defer { TessResultIteratorDelete(results) }
+        let layout = TessResultIteratorGetPageIterator(results)!
+
+        func box(_ level: TessPageIteratorLevel) -> NormalizedRect? {
+            var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+            guard TessPageIteratorBoundingBox(layout, level, &left, &top, &right, &bottom) != 0 else { return nil }
+            let pixels = PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top))
+            return NormalizedRect(pixels, in: imageSize)
+        }
+        func baseline() -> Baseline? {
+            var x1: Int32 = 0, y1: Int32 = 0, x2: Int32 = 0, y2: Int32 = 0
+            guard TessPageIteratorBaseline(layout, RIL_TEXTLINE, &x1, &y1, &x2, &y2) != 0 else { return nil }
+            return Baseline(
+                start: NormalizedPoint(PixelPoint(x: Double(x1), y: Double(y1)), in: imageSize),
+                end: NormalizedPoint(PixelPoint(x: Double(x2), y: Double(y2)), in: imageSize))
+        }
+
+        var page = RecognizedText()
+        repeat {
+            guard let textPointer = TessResultIteratorGetUTF8Text(results, RIL_WORD) else { continue }
+            let text = String(cString: textPointer).trimmingCharacters(in: .whitespacesAndNewlines)
+            TessDeleteText(textPointer)
+            guard !text.isEmpty, let wordBox = box(RIL_WORD) else { continue }
+            if page.blocks.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_BLOCK) != 0 {
+                page.blocks.append(TextBlock(box: box(RIL_BLOCK) ?? wordBox, paragraphs: []))
+            }
+            var block = page.blocks.removeLast()
+            if block.paragraphs.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_PARA) != 0 {
+                block.paragraphs.append(TextParagraph(box: box(RIL_PARA) ?? wordBox, lines: []))
+            }
+            var paragraph = block.paragraphs.removeLast()
+            if paragraph.lines.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_TEXTLINE) != 0 {
+                paragraph.lines.append(TextLine(box: box(RIL_TEXTLINE) ?? wordBox, baseline: baseline(), words: []))
+            }
+            let confidence = Double(TessResultIteratorConfidence(results, RIL_WORD))
+            paragraph.lines[paragraph.lines.count - 1].words.append(
+                RecognizedWord(text: text, box: wordBox, confidence: min(100, max(0, confidence))))
+            block.paragraphs.append(paragraph)
+            page.blocks.append(block)
+        } while TessPageIteratorNext(layout, RIL_WORD) != 0
+        return page
+    }
+
+    /// The folder holding a model for every requested language, or an error naming the missing one.
+    private static func modelFolder(for options: RecognitionOptions) throws -> String {
+        var candidates: [String] = []
+        if let path = options.dataPath {
+            candidates = [path]
+        } else {
+            if let prefix = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"] {
+                candidates.append(prefix)
+                candidates.append(prefix + "/tessdata")
+            }
+            candidates += ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"]
+        }
+        for language in options.languages {
+            guard candidates.contains(where: { hasModel(language, in: $0) }) else {
+                throw TextRecognitionError(.missingLanguage(language, searched: candidates))
+            }
+        }
+        return candidates.first { folder in options.languages.allSatisfy { hasModel($0, in: folder) } }
+            ?? candidates[0]
+    }
+
+    private static func hasModel(_ language: String, in folder: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder + "/" + language + ".traineddata")
+    }
+}
+
+/// The one place a Tesseract status is turned into an error.
+private func check(_ succeeded: Bool, _ what: @autoclosure () -> String) throws {
+    guard succeeded else { throw TextRecognitionError(.engineFailed(what())) }
+}
+
+/// Owns a Tesseract progress monitor whose cancel callback reads a `CancellationFlag`.
+private final class Monitor {
+    let handle: OpaquePointer
+
+    init(cancellation: CancellationFlag?) {
+        handle = TessMonitorCreate()
+        guard let cancellation else { return }
+        TessMonitorSetCancelThis(handle, Unmanaged.passUnretained(cancellation).toOpaque())
+        TessMonitorSetCancelFunc(handle) { context, _ in
+            guard let context else { return false }
+            return Unmanaged<CancellationFlag>.fromOpaque(context).takeUnretainedValue().isRaised
+        }
+        self.cancellation = cancellation
+    }
+
+    /// Keeps the flag alive for as long as Tesseract may call back with its address.
+    private var cancellation: CancellationFlag?
+
+    deinit { TessMonitorDelete(handle) }
+}

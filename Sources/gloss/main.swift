@@ -1,0 +1,4 @@
+import Foundation
+import GlossCommandLine
+
+exit(await GlossCommand.main(CommandLine.arguments))
