@@ -67,20 +67,21 @@ let package = Package(
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
 
-        // Tests mirror the modules.
+        // Tests mirror the modules; Support holds the fixture loaders they share.
+        .target(name: "GlossTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
-        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging"], swiftSettings: swiftSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "TextRecognitionTests", dependencies: ["GlossTextRecognition", "GlossImaging"],
+            name: "TextRecognitionTests", dependencies: ["GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FaceDetectionTests", dependencies: ["GlossFaceDetection", "GlossImaging"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ReportsTests", dependencies: ["GlossReports"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["GlossReports", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine"],
+            name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine", "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

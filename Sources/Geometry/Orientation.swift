@@ -51,12 +51,14 @@ public enum Orientation: Int, CaseIterable, Sendable {
 
     /// The position in the upright image of a point given in the stored image.
     public func upright(_ point: NormalizedPoint) -> NormalizedPoint {
+        guard self != .up else { return point }
         let p = uprightUnit(u: point.x, v: 1 - point.y)
         return NormalizedPoint(x: p.u, y: 1 - p.v)
     }
 
     /// The rectangle in the upright image of a rectangle given in the stored image.
     public func upright(_ rect: NormalizedRect) -> NormalizedRect {
+        guard self != .up else { return rect }
         let a = upright(NormalizedPoint(x: rect.minX, y: rect.minY))
         let b = upright(NormalizedPoint(x: rect.maxX, y: rect.maxY))
         return NormalizedRect(

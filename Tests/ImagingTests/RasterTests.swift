@@ -1,0 +1,55 @@
+import GlossGeometry
+import GlossImaging
+import Testing
+
+struct RasterTests {
+    /// 3x2, every pixel distinct: 0 1 2 / 3 4 5.
+    let sample = Raster(width: 3, height: 2, layout: .gray, pixels: [0, 1, 2, 3, 4, 5])
+
+    @Test(arguments: [
+        (Orientation.up, [0, 1, 2, 3, 4, 5]),
+        (.upMirrored, [2, 1, 0, 5, 4, 3]),
+        (.down, [5, 4, 3, 2, 1, 0]),
+        (.downMirrored, [3, 4, 5, 0, 1, 2]),
+        (.leftMirrored, [0, 3, 1, 4, 2, 5]),
+        (.right, [3, 0, 4, 1, 5, 2]),
+        (.rightMirrored, [5, 2, 4, 1, 3, 0]),
+        (.left, [2, 5, 1, 4, 0, 3]),
+    ] as [(Orientation, [UInt8])])
+    func turnsPixelsAsEXIFSays(orientation: Orientation, expected: [UInt8]) {
+        let turned = sample.oriented(orientation)
+        #expect(turned.size == orientation.uprightSize(of: sample.size))
+        #expect(turned.pixels == expected)
+    }
+
+    @Test func rgbKeepsItsChannelsTogetherWhenTurned() {
+        let rgb = Raster(width: 2, height: 1, layout: .rgb, pixels: [1, 2, 3, 4, 5, 6])
+        #expect(rgb.oriented(.right).pixels == [1, 2, 3, 4, 5, 6])
+        #expect(rgb.oriented(.upMirrored).pixels == [4, 5, 6, 1, 2, 3])
+    }
+
+    @Test func halvingAveragesEachBlock() {
+        let raster = Raster(width: 4, height: 2, layout: .gray, pixels: [0, 100, 200, 200, 100, 0, 50, 50])
+        let half = raster.resampled(width: 2, height: 1)
+        #expect(half.pixels == [50, 125])
+    }
+
+    @Test func downsamplingFitsTheLongestSideAndKeepsBrightness() {
+        var pixels = [UInt8](repeating: 255, count: 1000 * 300)
+        for x in stride(from: 0, to: 1000, by: 7) { for y in 0..<300 { pixels[y * 1000 + x] = 0 } }
+        let raster = Raster(width: 1000, height: 300, layout: .gray, pixels: pixels)
+        let small = raster.downsampled(toFit: 333)
+        #expect(small.width == 333 && small.height == 100)
+        let mean = { (r: Raster) in Double(r.pixels.reduce(0) { $0 + Int($1) }) / Double(r.pixels.count) }
+        #expect(abs(mean(small) - mean(raster)) < 1.5)
+        // Thin lines fade to grey instead of vanishing or staying black.
+        #expect(small.pixels.allSatisfy { $0 > 100 && $0 < 255 } == false)
+        #expect(small.pixels.contains { $0 < 240 })
+        #expect(raster.downsampled(toFit: 1000) == raster)
+    }
+
+    @Test func greyscaleWeighsGreenMost() {
+        let rgb = Raster(width: 3, height: 1, layout: .rgb, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255])
+        #expect(rgb.grayscale().pixels == [76, 150, 29])
+    }
+}
