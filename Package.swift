@@ -79,7 +79,7 @@ let package = Package(
             name: "FaceDetectionTests", dependencies: ["GlossFaceDetection", "GlossImaging"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ReportsTests", dependencies: ["GlossReports", "GlossTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["GlossReports", "GlossTextRecognition", "GlossGeometry", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine", "GlossTestSupport"],
             swiftSettings: swiftSettings

@@ -4,6 +4,7 @@ import GlossGeometry
 ///
 /// A small bounds-checked reader: it looks only for tag 0x0112 in the first image directory of
 /// a JPEG's Exif segment, or in page `n`'s directory of a TIFF, and never trusts an offset.
+/// (Leptonica applies a TIFF's own tag when it decodes; the TIFF reader serves Exif blocks.)
 public enum ExifReader {
     /// The orientation stored in a JPEG's APP1 Exif segment, if any.
     public static func orientation(inJPEG bytes: some RandomAccessCollection<UInt8>) -> Orientation? {

@@ -93,12 +93,8 @@ public struct ImageFile: Sendable {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
         let (raster, resolution) = try decodePixels(index)
-        let stated: Orientation? = switch format {
-        case .jpeg: ExifReader.orientation(inJPEG: bytes)
-        case .tiff: ExifReader.orientation(inTIFF: bytes, page: index)
-        default: nil
-        }
-        let orientation = stated ?? .up
+        // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
+        let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: bytes) ?? .up : .up
         return DecodedPage(raster: raster.oriented(orientation), resolution: resolution, orientation: orientation)
     }
 

@@ -22,11 +22,21 @@ public struct RecognizedText: Sendable, Equatable {
 public struct TextBlock: Sendable, Equatable {
     public var box: NormalizedRect
     public var paragraphs: [TextParagraph]
+
+    public init(box: NormalizedRect, paragraphs: [TextParagraph]) {
+        self.box = box
+        self.paragraphs = paragraphs
+    }
 }
 
 public struct TextParagraph: Sendable, Equatable {
     public var box: NormalizedRect
     public var lines: [TextLine]
+
+    public init(box: NormalizedRect, lines: [TextLine]) {
+        self.box = box
+        self.lines = lines
+    }
 }
 
 public struct TextLine: Sendable, Equatable {
@@ -35,12 +45,23 @@ public struct TextLine: Sendable, Equatable {
     public var baseline: Baseline?
     public var words: [RecognizedWord]
 
+    public init(box: NormalizedRect, baseline: Baseline?, words: [RecognizedWord]) {
+        self.box = box
+        self.baseline = baseline
+        self.words = words
+    }
+
     public var text: String { words.map(\.text).joined(separator: " ") }
 }
 
 public struct Baseline: Sendable, Equatable {
     public var start: NormalizedPoint
     public var end: NormalizedPoint
+
+    public init(start: NormalizedPoint, end: NormalizedPoint) {
+        self.start = start
+        self.end = end
+    }
 }
 
 public struct RecognizedWord: Sendable, Equatable {
@@ -48,4 +69,10 @@ public struct RecognizedWord: Sendable, Equatable {
     public var box: NormalizedRect
     /// Tesseract's confidence, 0...100.
     public var confidence: Double
+
+    public init(text: String, box: NormalizedRect, confidence: Double) {
+        self.text = text
+        self.box = box
+        self.confidence = confidence
+    }
 }

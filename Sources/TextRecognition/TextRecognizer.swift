@@ -14,7 +14,6 @@ public final class TextRecognizer {
 
     /// Loads the models for `options.languages`.
     public init(options: RecognitionOptions = RecognitionOptions()) throws {
-        _ = openMPSingleThreaded
         guard (0...13).contains(options.pageSegmentationMode) else {
             throw TextRecognitionError(.invalidPageSegmentationMode(options.pageSegmentationMode))
         }
@@ -48,6 +47,7 @@ public final class TextRecognizer {
     ) throws -> RecognizedText {
         let grey = image.grayscale()
         guard grey.width > 0, grey.height > 0 else { return RecognizedText() }
+        OpenMP.runSingleThreadedOnThisThread()
         let monitor = Monitor(cancellation: cancellation)
         let status = grey.pixels.withUnsafeBufferPointer { pixels -> Int32 in
             TessBaseAPISetImage(engine, pixels.baseAddress, Int32(grey.width), Int32(grey.height), 1, Int32(grey.width))

@@ -39,6 +39,17 @@ struct DecodingTests {
         #expect(meanDifference < 3)
     }
 
+    @Test func aTIFFsOwnOrientationTagIsAppliedOnce() throws {
+        let file = try ImageFile(contentsOf: Fixtures.path("text/rotated.tif"))
+        #expect(file.storedSize == PixelSize(width: 384, height: 912))
+        let page = try file.decodePage()
+        #expect(page.raster.size == PixelSize(width: 912, height: 384))
+        let upright = try ImageFile(contentsOf: Fixtures.path("text/upright.jpg")).decodePage().raster.grayscale()
+        let meanDifference = zip(page.raster.pixels, upright.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            / upright.pixels.count
+        #expect(meanDifference < 8)
+    }
+
     @Test func everyPageOfATIFFIsItsOwnPage() throws {
         let truth = try Fixtures.truth("text/two-pages.json")
         let file = try ImageFile(contentsOf: Fixtures.path("text/two-pages.tif"))

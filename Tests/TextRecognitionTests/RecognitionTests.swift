@@ -10,7 +10,7 @@ struct RecognitionTests {
     static let pages: [(image: String, truth: String, page: Int)] = [
         ("text/sans.png", "text/sans.json", 0), ("text/serif.png", "text/serif.json", 0),
         ("text/mono.png", "text/mono.json", 0), ("text/upright.jpg", "text/upright.json", 0),
-        ("text/rotated.jpg", "text/rotated.json", 0),
+        ("text/rotated.jpg", "text/rotated.json", 0), ("text/rotated.tif", "text/rotated-tif.json", 0),
         ("text/two-pages.tif", "text/two-pages.json", 0), ("text/two-pages.tif", "text/two-pages.json", 1),
     ]
 

@@ -1,0 +1,134 @@
+import Foundation
+import GlossPipeline
+import GlossReports
+import GlossTestSupport
+import Testing
+
+/// The `gloss` binary run as a user runs it, on a folder of good and broken files.
+@Suite(.serialized)
+struct AnnotateCommandTests {
+    static let hostileName = "<img src=x onerror=alert(1)>.png"
+
+    @Test func aBatchWithBrokenFilesReadsTheRestAndSaysWhichFailed() throws {
+        let scratch = try ScratchFolder()
+        let input = scratch.path + "/in", output = scratch.path + "/out"
+        try FileManager.default.createDirectory(atPath: input + "/nested", withIntermediateDirectories: true)
+        for (fixture, name) in [("text/sans.png", "sans.png"), ("text/two-pages.tif", "nested/two-pages.tif"),
+                                ("bad/empty.png", "empty.png"), ("bad/truncated.png", "truncated.png"),
+                                ("bad/not-an-image.png", "not-an-image.png"), ("text/mono.png", Self.hostileName)] {
+            try FileManager.default.copyItem(atPath: Fixtures.path(fixture), toPath: input + "/" + name)
+        }
+
+        let run = try Gloss.run(["annotate", input, "-o", output])
+        #expect(run.status == 1)
+        let errorLines = run.standardError.split(separator: "\n").filter { !$0.contains("pages,") }
+        #expect(errorLines.count == 3, "\(run.standardError)")
+        for name in ["empty.png", "truncated.png", "not-an-image.png"] {
+            #expect(errorLines.filter { $0.contains("/in/" + name + ":") }.count == 1, "\(name): \(run.standardError)")
+        }
+
+        let manifest = try JSONOutput.decode(BatchManifest.self, from: try [UInt8](Data(contentsOf: URL(fileURLWithPath: output + "/gloss.json"))))
+        #expect(manifest.pages.map { ($0.source as NSString).lastPathComponent } == [
+            Self.hostileName, "empty.png", "two-pages.tif", "two-pages.tif", "not-an-image.png", "sans.png", "truncated.png",
+        ])
+        #expect(manifest.pages.map(\.status) == [.ok, .failed, .ok, .ok, .failed, .ok, .failed])
+        for entry in manifest.pages where entry.status == .ok {
+            let outputs = try #require(entry.outputs)
+            for file in [outputs.json, outputs.html, outputs.image ?? ""] {
+                #expect(FileManager.default.fileExists(atPath: output + "/" + file), "\(file)")
+            }
+            let report = try JSONOutput.decode(PageReport.self, from: try [UInt8](Data(contentsOf: URL(fileURLWithPath: output + "/" + outputs.json))))
+            #expect(report.words.count > 10)
+            #expect(report.timings["ocr"] != nil && report.timings["decode"] != nil)
+        }
+        #expect(manifest.pages[2].id != manifest.pages[3].id)
+
+        let hostile = try String(contentsOfFile: output + "/" + manifest.pages[0].outputs!.html, encoding: .utf8)
+        #expect(hostile.contains("&lt;img src=x onerror=alert(1)&gt;.png"))
+        #expect(!hostile.contains("<img src=x"))
+        let index = try String(contentsOfFile: output + "/index.html", encoding: .utf8)
+        #expect(!index.contains("<img src=x"))
+        #expect(index.contains("file is empty"))
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: output).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func ocrPrintsThePageJSON() throws {
+        let run = try Gloss.run(["ocr", Fixtures.path("text/two-pages.tif"), "--page", "2"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let report = try JSONOutput.decode(PageReport.self, from: Array(run.standardOutput.utf8))
+        let truth = try Fixtures.truth("text/two-pages.json")[1]
+        #expect(report.pageIndex == 1 && report.width == truth.width && report.height == truth.height)
+        #expect(characterAccuracy(report.text, expected: truth.text) >= 0.98)
+        #expect(run.standardError.isEmpty)
+    }
+
+    @Test func ocrOfABrokenFileFailsWithOneLine() throws {
+        let path = Fixtures.path("bad/truncated.png")
+        let run = try Gloss.run(["ocr", path])
+        #expect(run.status == 1)
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(path))
+    }
+
+    @Test(arguments: [
+        ["annotate", "x.png"], ["annotate", "-o"], ["frobnicate"], ["ocr"], ["ocr", "a.png", "--psm", "99"],
+        ["ocr", "a.png", "--lang", "../etc"], ["annotate", "a.png", "-o", "out", "--jobs", "0"], ["ocr", "--bogus", "a"],
+    ])
+    func usageErrorsExitWithTwo(arguments: [String]) throws {
+        let run = try Gloss.run(arguments)
+        #expect(run.status == 2)
+        #expect(run.standardError.hasPrefix("gloss: "))
+    }
+
+    @Test func helpAndVersion() throws {
+        #expect(try Gloss.run(["--version"]).standardOutput.hasPrefix("gloss "))
+        let help = try Gloss.run(["annotate", "--help"])
+        #expect(help.status == 0 && help.standardOutput.contains("--output DIR"))
+    }
+}
+
+/// Runs the `gloss` executable built beside the tests.
+enum Gloss {
+    struct Run {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    static let executable: String = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [beside, beside.deletingLastPathComponent()] {
+            let candidate = folder.appendingPathComponent("gloss").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return URL(fileURLWithPath: Fixtures.folder).deletingLastPathComponent().appendingPathComponent(".build/debug/gloss").path
+    }()
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+                   standardError: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+/// A temporary folder removed when the test ends.
+final class ScratchFolder {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
