@@ -24,7 +24,7 @@ public struct Annotator: Sendable {
         try AtomicFile.createDirectory(layout.pagesFolder)
         let files = InputCollector.files(from: inputs)
         let workerCount = min(jobs, max(1, files.count))
-        let workers = try (0..<workerCount).map { try PageWorker(settings: settings, name: "gloss-worker-\($0)") }
+        let workers = try await startWorkers(count: workerCount)
 
         let progress = BatchProgress(fileCount: files.count)
         await withTaskGroup(of: Void.self) { group in
@@ -55,9 +55,19 @@ public struct Annotator: Sendable {
         return manifest
     }
 
+    /// Workers with their engines loaded, in parallel; throws if an engine cannot be loaded.
+    private func startWorkers(count: Int) async throws -> [PageWorker] {
+        let workers = (0..<count).map { PageWorker(settings: settings, name: "gloss-worker-\($0)") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in workers { group.addTask { try await worker.start() } }
+            try await group.waitForAll()
+        }
+        return workers
+    }
+
     /// Reads one page of one image and returns its report, writing nothing.
     public func recognize(file path: String, pageIndex: Int = 0) async throws -> PageReport {
-        let worker = try PageWorker(settings: settings, name: "gloss-ocr")
+        let worker = try await startWorkers(count: 1)[0]
         let pages = await worker.read(file: path, onlyPage: pageIndex)
         guard let page = pages.first else { throw CancellationError() }
         return page.report
