@@ -94,3 +94,22 @@ struct EngineSetupTests {
         }
     }
 }
+
+/// A real photographed page: uneven light, a 72 ppi placeholder resolution, an ICC profile.
+struct RealScanTests {
+    @Test func readsTheScannedPageAndBoxesItsInk() throws {
+        let page = try ImageFile(contentsOf: Fixtures.path("scans/page.png")).decodePage()
+        #expect(page.raster.size == PixelSize(width: 384, height: 191))
+        let text = try TextRecognizer().recognize(page.raster, resolution: page.resolution)
+        let found = Set(text.words.map { $0.text.lowercased().trimmingCharacters(in: .punctuationCharacters) })
+        for expected in ["segmentation", "markers", "coins", "background", "object"] {
+            #expect(found.contains(expected), "\(expected) not in \(text.text)")
+        }
+        for word in text.words where word.confidence > 90 {
+            let box = PixelRect(word.box, in: page.raster.size)
+            #expect(box.x >= 0 && box.y >= 0 && box.maxX <= 384 && box.maxY <= 191)
+            let darkest = (box.y..<box.maxY).flatMap { y in (box.x..<box.maxX).map { x in page.raster[x, y] } }.min() ?? 255
+            #expect(darkest < 110, "'\(word.text)' at \(box) holds no ink")
+        }
+    }
+}
