@@ -11,7 +11,7 @@ let package = Package(
         .library(
             name: "Gloss",
             targets: [
-                "GlossGeometry", "GlossImaging", "GlossTextRecognition",
+                "GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection",
                 "GlossPipeline", "GlossReports",
             ]
         ),
@@ -53,12 +53,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossReports", dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossTemplates"],
+            name: "GlossReports",
+            dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossTemplates"],
             path: "Sources/Reports", swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossPipeline",
-            dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossReports"],
+            dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossReports"],
             path: "Sources/Pipeline", swiftSettings: swiftSettings
         ),
         .target(

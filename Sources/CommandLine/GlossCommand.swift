@@ -18,6 +18,7 @@ public enum GlossCommand {
             switch command {
             case "annotate": return try await annotate(words)
             case "ocr": return try await ocr(words)
+            case "faces": return try await faces(words)
             case "-h", "--help", "help":
                 print(overview, terminator: "")
                 return 0
@@ -28,7 +29,7 @@ public enum GlossCommand {
                 throw UsageError("unknown command '\(command)'")
             }
         } catch let error as UsageError {
-            printError("gloss: \(error)\nRun 'gloss \(command == "annotate" || command == "ocr" ? command + " " : "")--help' for usage.")
+            printError("gloss: \(error)\nRun 'gloss \(["annotate", "ocr", "faces"].contains(command) ? command + " " : "")--help' for usage.")
             return 2
         } catch {
             printError("gloss: \(error)")
@@ -43,7 +44,8 @@ public enum GlossCommand {
 
         Commands:
           annotate INPUT... -o DIR   Read images (files or folders) and write a browsable report
-          ocr IMAGE                  Print one page's JSON (text, words, lines, boxes)
+          ocr IMAGE                  Print one page's JSON with its text (words, lines, boxes)
+          faces IMAGE                Print one page's JSON with its faces (boxes, eyes, mouth)
 
         Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
 
@@ -75,6 +77,7 @@ public enum GlossCommand {
     static let annotateOptions: [OptionSpec] = [
         .option("output", short: "o", value: "DIR", "where to write the report (required)"),
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
+        .flag("no-faces", "skip face detection"),
         .flag("quiet", short: "q", "print only errors"),
     ] + recognitionOptions
 
@@ -82,7 +85,7 @@ public enum GlossCommand {
         let arguments = try ParsedArguments(words, options: annotateOptions)
         if arguments.has("help") {
             print(helpText(usage: "gloss annotate INPUT... -o DIR [options]",
-                           summary: "Reads every page of the images given (folders are searched recursively) and writes\nDIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.{json,html,png}.",
+                           summary: "Reads every page of the images given (folders are searched recursively), finds their text\nand faces, and writes DIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.{json,html,png}.",
                            options: annotateOptions), terminator: "")
             return 0
         }
@@ -90,7 +93,9 @@ public enum GlossCommand {
         guard !arguments.operands.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
         let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         let quiet = arguments.has("quiet")
-        let annotator = Annotator(settings: try settings(from: arguments), jobs: jobs)
+        var settings = try settings(from: arguments)
+        settings.detectFaces = !arguments.has("no-faces")
+        let annotator = Annotator(settings: settings, jobs: jobs)
         let manifest = try await annotator.annotate(arguments.operands, into: output) { entry in
             if let error = entry.error {
                 printError("gloss: \(error)")
@@ -103,26 +108,52 @@ public enum GlossCommand {
         return manifest.failedCount == 0 ? 0 : 1
     }
 
-    // MARK: ocr
+    // MARK: ocr, faces
 
-    static let ocrOptions: [OptionSpec] = [
+    static let pageOptions: [OptionSpec] = [
         .option("page", value: "N", "which page of a multi-page file, from 1 (default: 1)"),
-    ] + recognitionOptions
+    ]
 
     static func ocr(_ words: ArraySlice<String>) async throws -> Int32 {
-        let arguments = try ParsedArguments(words, options: ocrOptions)
+        try await readOnePage(
+            words, usage: "gloss ocr IMAGE [options]",
+            summary: "Prints the page JSON of one page: its text, words and lines with boxes in pixels.",
+            options: pageOptions + recognitionOptions
+        ) { settings in
+            settings.detectFaces = false
+        }
+    }
+
+    static func faces(_ words: ArraySlice<String>) async throws -> Int32 {
+        try await readOnePage(
+            words, usage: "gloss faces IMAGE [options]",
+            summary: "Prints the page JSON of one page with its faces: boxes, eyes, mouth and smile, in pixels.",
+            options: pageOptions + [
+                .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
+                .flag("help", short: "h", "show this help"),
+            ]
+        ) { settings in
+            settings.recognizeText = false
+        }
+    }
+
+    /// The shared body of the one-page commands: parse, read the page, print its JSON.
+    static func readOnePage(
+        _ words: ArraySlice<String>, usage: String, summary: String, options: [OptionSpec],
+        adjust: (inout AnnotationSettings) -> Void
+    ) async throws -> Int32 {
+        let arguments = try ParsedArguments(words, options: options)
         if arguments.has("help") {
-            print(helpText(usage: "gloss ocr IMAGE [options]",
-                           summary: "Prints the page JSON of one page: its text, words and lines with boxes in pixels.",
-                           options: ocrOptions), terminator: "")
+            print(helpText(usage: usage, summary: summary, options: options), terminator: "")
             return 0
         }
         guard arguments.operands.count == 1, let path = arguments.operands.first else {
-            throw UsageError("ocr takes exactly one IMAGE")
+            throw UsageError("expected exactly one IMAGE")
         }
         let page = try arguments.integer("page", in: 1...1_000_000) ?? 1
-        let annotator = Annotator(settings: try settings(from: arguments), jobs: 1)
-        let report = try await annotator.recognize(file: path, pageIndex: page - 1)
+        var settings = try settings(from: arguments)
+        adjust(&settings)
+        let report = try await Annotator(settings: settings, jobs: 1).read(file: path, pageIndex: page - 1)
         FileHandle.standardOutput.write(Data(try JSONOutput.encode(report) + [0x0A]))
         if let error = report.error { printError("gloss: \(error)") }
         return report.status == .ok ? 0 : 1

@@ -1,8 +1,3 @@
-/// The stages a page goes through, named in errors and timings.
-public enum Stage: String, Sendable, Codable {
-    case read, decode, ocr, write
-}
-
 /// Why one page of one file failed: the file, the page, the stage and the cause.
 /// A batch records it for that page and goes on with the others.
 public struct PageError: Error, Sendable, CustomStringConvertible {

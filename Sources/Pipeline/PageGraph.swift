@@ -1,0 +1,98 @@
+import GlossFaceDetection
+import GlossImaging
+import GlossReports
+import GlossTextRecognition
+
+/// What a page becomes, written down once:
+///
+///     decode ──> downsample ──┬──> ocr (text lane) ───┬──> convert ──> render
+///                             └──> faces (image lane) ┘
+///
+/// Recognition runs on the worker's text lane; decoding, downsampling, face detection and
+/// rendering on its image lane, so the two branches really run at once. Every stage is timed
+/// into the page JSON; a stage that throws fails the page with the stage's name, and the batch
+/// goes on. Cancellation is checked before every stage and reaches into Tesseract.
+struct PageGraph: Sendable {
+    let worker: Worker
+    let settings: AnnotationSettings
+    let layout: OutputLayout?
+
+    /// Runs the whole graph for page `index` of `file`; never throws: failures are reports.
+    func process(page index: Int, of file: ImageFile, id: String) async -> (report: PageReport, entry: ManifestEntry?) {
+        let clock = StageClock()
+        do {
+            try Task.checkCancellation()
+            let decoded = try await step(clock, DecodeStage(lane: worker.image, file: file), index, file, index)
+            try Task.checkCancellation()
+            let images = try await step(
+                clock, DownsampleStage(lane: worker.image, faceDimension: worker.faces == nil ? nil : settings.faceDimension,
+                                       displayDimension: settings.displayDimension), decoded, file, index)
+            try Task.checkCancellation()
+            async let text = step(clock, RecognizeTextStage(lane: worker.text), images, file, index)
+            async let faces = step(clock, DetectFacesStage(lane: worker.image, detector: worker.faces), images, file, index)
+            let input = ConvertStage.Input(source: file.path, pageIndex: index, size: decoded.raster.size,
+                                           text: try await text, faces: try await faces)
+            var report = try await step(clock, ConvertStage(), input, file, index)
+            report.timings = clock.recorded
+            guard let layout else { return (report, nil) }
+            try Task.checkCancellation()
+            let entry = try await step(clock, RenderStage(lane: worker.image, layout: layout),
+                                       RenderStage.Input(report: report, display: images.display, id: id), file, index)
+            return (report, entry)
+        } catch is CancellationError {
+            return finish(PageReport(source: file.path, pageIndex: index, status: .cancelled, error: "cancelled",
+                                     timings: clock.recorded), id: id)
+        } catch {
+            return finish(PageReport(source: file.path, pageIndex: index, status: .failed, error: "\(error)",
+                                     timings: clock.recorded), id: id)
+        }
+    }
+
+    /// A page that could not be read, written as JSON and HTML so the report can show why.
+    func finish(_ report: PageReport, id: String) -> (report: PageReport, entry: ManifestEntry?) {
+        guard let layout else { return (report, nil) }
+        var entry = ManifestEntry(report: report, id: id)
+        do {
+            try AtomicFile.write(try JSONOutput.encode(report), to: layout.pagesFolder + "/" + id + ".json")
+            try AtomicFile.write(PageView(report: report, imagePath: nil).render(), to: layout.pagesFolder + "/" + id + ".html")
+            entry.outputs = ManifestEntry.Outputs(json: "pages/\(id).json", html: "pages/\(id).html", image: nil)
+        } catch {
+            entry.error = (entry.error ?? "") + "; " + String(describing: error)
+        }
+        return (report, entry)
+    }
+
+    /// Runs one stage, timed, turning its failure into a `PageError` that names the stage.
+    private func step<S: PageStage>(
+        _ clock: StageClock, _ stage: S, _ input: S.Input, _ file: ImageFile, _ index: Int
+    ) async throws -> S.Output {
+        do {
+            return try await clock.time(stage, input)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            let cause = (error as? ImagingError)?.reasonText ?? String(describing: error)
+            throw PageError(file: file.path, pageIndex: index, stage: S.stage, cause: cause)
+        }
+    }
+}
+
+/// The lanes and engines of one worker: a text lane owning a Tesseract engine (when text is
+/// wanted), and an image lane for everything else. Built once per batch, used page after page.
+struct Worker: Sendable {
+    let text: Lane<TextRecognizer>?
+    let image: Lane<Void>
+    let faces: FaceDetector?
+
+    init(number: Int, settings: AnnotationSettings, faces: FaceDetector?) {
+        let options = settings.recognition
+        text = settings.recognizeText ? Lane(name: "gloss-text-\(number)") { try TextRecognizer(options: options) } : nil
+        image = Lane(name: "gloss-image-\(number)") {}
+        self.faces = faces
+    }
+
+    /// Loads the engine on its own thread; throws when a language model is missing.
+    func start() async throws {
+        try await text?.start()
+    }
+}

@@ -1,0 +1,161 @@
+import GlossFaceDetection
+import GlossGeometry
+import GlossImaging
+import GlossReports
+import GlossTextRecognition
+import Synchronization
+
+/// The stages a page goes through, named in timings and errors.
+public enum Stage: String, Sendable, Codable {
+    case read, decode, downsample, ocr, faces, convert, render
+}
+
+/// One step of the page graph: named, so the graph can time it and say where a page failed.
+protocol PageStage: Sendable {
+    associatedtype Input: Sendable
+    associatedtype Output: Sendable
+    static var stage: Stage { get }
+    func run(_ input: Input) async throws -> Output
+}
+
+/// The copies of a page each branch works on.
+struct PageImages: Sendable {
+    /// For Tesseract, with the resolution to tell it.
+    var text: Raster
+    var textResolution: Int?
+    /// For the face detector: far fewer pixels than text needs.
+    var faces: Raster?
+    /// For people: the picture under the report's overlay.
+    var display: Raster
+}
+
+struct DecodeStage: PageStage {
+    static let stage = Stage.decode
+    let lane: Lane<Void>
+    let file: ImageFile
+
+    func run(_ pageIndex: Int) async throws -> DecodedPage {
+        try await lane.run { [file] _ in try file.decodePage(pageIndex) }
+    }
+}
+
+struct DownsampleStage: PageStage {
+    static let stage = Stage.downsample
+    let lane: Lane<Void>
+    /// The longest side of the face branch's copy; nil when faces are not wanted.
+    let faceDimension: Int?
+    let displayDimension: Int
+    /// Scans above this resolution are reduced to it for OCR: Tesseract gains nothing from
+    /// more, and a 600 ppi page takes four times as long.
+    static let textResolution = 300
+
+    func run(_ page: DecodedPage) async throws -> PageImages {
+        try await lane.run { [faceDimension, displayDimension] _ in
+            var text = page.raster, resolution = page.resolution
+            if let stated = page.resolution, stated > Self.textResolution * 4 / 3 {
+                let scale = Double(Self.textResolution) / Double(stated)
+                text = page.raster.resampled(width: max(1, Int((Double(page.raster.width) * scale).rounded())),
+                                             height: max(1, Int((Double(page.raster.height) * scale).rounded())))
+                resolution = Self.textResolution
+            }
+            let display = page.raster.downsampled(toFit: displayDimension)
+            // The display copy already holds every pixel the smaller face copy needs.
+            let faces = faceDimension.map { display.downsampled(toFit: $0) }
+            return PageImages(text: text, textResolution: resolution, faces: faces, display: display)
+        }
+    }
+}
+
+struct RecognizeTextStage: PageStage {
+    static let stage = Stage.ocr
+    /// Nil when text is not wanted.
+    let lane: Lane<TextRecognizer>?
+
+    func run(_ images: PageImages) async throws -> RecognizedText {
+        guard let lane else { return RecognizedText() }
+        // Tesseract cannot see Swift's cancellation; a flag its monitor polls can.
+        let flag = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await lane.run { recognizer in
+                try recognizer.recognize(images.text, resolution: images.textResolution, cancellation: flag)
+            }
+        } onCancel: {
+            flag.raise()
+        }
+    }
+}
+
+struct DetectFacesStage: PageStage {
+    static let stage = Stage.faces
+    let lane: Lane<Void>
+    let detector: FaceDetector?
+
+    func run(_ images: PageImages) async throws -> [Face] {
+        guard let detector, let image = images.faces else { return [] }
+        return try await lane.run { _ in try detector.detect(in: image) }
+    }
+}
+
+/// Where the normalised currency becomes page pixels: once, here, for every recogniser.
+struct ConvertStage: PageStage {
+    struct Input: Sendable {
+        var source: String
+        var pageIndex: Int
+        var size: PixelSize
+        var text: RecognizedText
+        var faces: [Face]
+    }
+
+    static let stage = Stage.convert
+
+    func run(_ input: Input) async throws -> PageReport {
+        PageReport(source: input.source, pageIndex: input.pageIndex, size: input.size, text: input.text,
+                   faces: input.faces.map { FaceReport($0, in: input.size) }, timings: StageTimings())
+    }
+}
+
+/// Writes a page's outputs, each atomically, and returns its manifest entry.
+struct RenderStage: PageStage {
+    struct Input: Sendable {
+        var report: PageReport
+        var display: Raster?
+        var id: String
+    }
+
+    static let stage = Stage.render
+    let lane: Lane<Void>
+    let layout: OutputLayout
+
+    func run(_ input: Input) async throws -> ManifestEntry {
+        try await lane.run { [layout] _ in
+            let report = input.report, id = input.id
+            var imageName: String?
+            if let display = input.display {
+                try AtomicFile.write(try display.pngData(), to: layout.pagesFolder + "/" + id + ".png")
+                imageName = id + ".png"
+            }
+            try AtomicFile.write(try JSONOutput.encode(report), to: layout.pagesFolder + "/" + id + ".json")
+            try AtomicFile.write(PageView(report: report, imagePath: imageName).render(),
+                                 to: layout.pagesFolder + "/" + id + ".html")
+            var entry = ManifestEntry(report: report, id: id)
+            entry.outputs = ManifestEntry.Outputs(json: "pages/\(id).json", html: "pages/\(id).html",
+                                                  image: imageName.map { "pages/" + $0 })
+            return entry
+        }
+    }
+}
+
+/// Wall time per stage for one page, recorded from both branches at once.
+final class StageClock: Sendable {
+    private let timings = Mutex(StageTimings())
+
+    func time<S: PageStage>(_ stage: S, _ input: S.Input) async throws -> S.Output {
+        let clock = ContinuousClock(), start = clock.now
+        let output = try await stage.run(input)
+        let elapsed = clock.now - start
+        timings.withLock { $0.record(S.stage.rawValue, elapsed) }
+        return output
+    }
+
+    var recorded: StageTimings { timings.withLock { $0 } }
+}
