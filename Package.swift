@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "GlossTemplates", path: "templates",
             exclude: ["README.md"],
-            resources: [.embedInCode("page.html"), .embedInCode("index.html"), .embedInCode("gloss.css")],
+            resources: [.embedInCode("page.html"), .embedInCode("index.html"), .embedInCode("gloss.css"), .embedInCode("page.js"), .embedInCode("index.js")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -80,9 +80,13 @@ let package = Package(
             name: "FaceDetectionTests", dependencies: ["GlossFaceDetection", "GlossImaging"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ReportsTests", dependencies: ["GlossReports", "GlossTextRecognition", "GlossGeometry", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine", "GlossTestSupport"],
+            name: "ReportsTests",
+            dependencies: ["GlossReports", "GlossTextRecognition", "GlossImaging", "GlossGeometry", "GlossTestSupport"],
+            exclude: ["Golden"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine", "GlossImaging", "GlossReports", "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

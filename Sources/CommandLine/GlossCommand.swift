@@ -78,6 +78,10 @@ public enum GlossCommand {
         .option("output", short: "o", value: "DIR", "where to write the report (required)"),
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
         .flag("no-faces", "skip face detection"),
+        .option("format", short: "f", value: "LIST",
+                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json)"),
+        .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
+        .flag("force", "recompute pages an earlier run into DIR already finished"),
         .flag("quiet", short: "q", "print only errors"),
     ] + recognitionOptions
 
@@ -85,25 +89,44 @@ public enum GlossCommand {
         let arguments = try ParsedArguments(words, options: annotateOptions)
         if arguments.has("help") {
             print(helpText(usage: "gloss annotate INPUT... -o DIR [options]",
-                           summary: "Reads every page of the images given (folders are searched recursively), finds their text\nand faces, and writes DIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.{json,html,png}.",
+                           summary: """
+                               Reads every page of the images given (folders are searched recursively), finds their text
+                               and faces, and writes DIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.<format>.
+                               Re-running the same command skips the pages already finished; Ctrl-C stops cleanly.
+                               """,
                            options: annotateOptions), terminator: "")
             return 0
         }
         guard let output = arguments.value("output") else { throw UsageError("annotate needs -o DIR") }
         guard !arguments.operands.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
         let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
-        let quiet = arguments.has("quiet")
         var settings = try settings(from: arguments)
         settings.detectFaces = !arguments.has("no-faces")
-        let annotator = Annotator(settings: settings, jobs: jobs)
-        let manifest = try await annotator.annotate(arguments.operands, into: output) { entry in
-            if let error = entry.error {
-                printError("gloss: \(error)")
-            }
+        if let list = arguments.value("format") {
+            do { settings.formats = try OutputFormat.parseList(list) } catch { throw UsageError("--format: \(error)") }
         }
-        if !quiet {
-            let failed = manifest.failedCount
-            printError("gloss: \(manifest.pages.count) pages, \(failed) not read; report: \(output)/index.html")
+        var timeout: Duration?
+        if let text = arguments.value("timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds < 1e6 else {
+                throw UsageError("--timeout takes a number of seconds, not '\(text)'")
+            }
+            timeout = .milliseconds(Int64(seconds * 1000))
+        }
+        let annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: timeout, force: arguments.has("force"))
+
+        let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
+        let batch = Task { try await annotator.annotate(arguments.operands, into: output, events: continuation) }
+        let interruption = Interruption { batch.cancel() }
+        let progress = ProgressDisplay(quiet: arguments.has("quiet"))
+        for await event in events { progress.show(event) }
+        let manifest = try await batch.value
+        progress.close()
+        if interruption.happened {
+            printError("gloss: interrupted; \(manifest.pages.count) pages recorded in \(output)/gloss.json")
+            return 130
+        }
+        if !arguments.has("quiet") {
+            printError("gloss: \(manifest.pages.count) pages, \(manifest.failedCount) not read; report: \(output)/index.html")
         }
         return manifest.failedCount == 0 ? 0 : 1
     }

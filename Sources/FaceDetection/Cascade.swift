@@ -138,25 +138,40 @@ private struct CascadeReader {
         return child
     }
 
-    /// Whitespace-separated numbers of an element's text.
+    /// Whitespace-separated numbers of an element's text, read with strtod in the C locale
+    /// (correctly rounded, as OpenCV reads them, and immune to a process-wide setlocale).
     func numbers(_ node: XMLNode, at path: String) throws(CascadeError) -> [Double] {
+        var text = node.text
+        text.append(0)
         var values: [Double] = []
-        var token: [UInt8] = []
-        func flush() -> Bool {
-            guard !token.isEmpty else { return true }
-            guard let v = Double(String(decoding: token, as: UTF8.self)), v.isFinite else { return false }
-            values.append(v)
-            token.removeAll(keepingCapacity: true)
-            return true
-        }
-        for c in node.text {
-            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
-                guard flush() else { throw error(path, .invalidValue("not a number: \(String(decoding: token, as: UTF8.self))")) }
-            } else {
-                token.append(c)
+        // strtod follows the thread's locale: pin the C locale for this thread meanwhile.
+        let previous = uselocale(cLocale)
+        defer { uselocale(previous) }
+        let bad: String? = text.withUnsafeMutableBufferPointer { buffer -> String? in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var cursor = base
+            while true {
+                while cursor.pointee == 0x20 || cursor.pointee == 0x0A || cursor.pointee == 0x0D || cursor.pointee == 0x09 {
+                    cursor += 1
+                }
+                if cursor.pointee == 0 { return nil }
+                var end: UnsafeMutablePointer<CChar>? = cursor
+                let value = strtod(cursor, &end)
+                guard let stop = end, stop != cursor, value.isFinite,
+                      stop.pointee == 0 || stop.pointee == 0x20 || stop.pointee == 0x0A || stop.pointee == 0x0D || stop.pointee == 0x09
+                else {
+                    var token: [UInt8] = []
+                    while cursor.pointee != 0 && cursor.pointee != 0x20 && cursor.pointee != 0x0A && token.count < 40 {
+                        token.append(UInt8(bitPattern: cursor.pointee))
+                        cursor += 1
+                    }
+                    return String(decoding: token, as: UTF8.self)
+                }
+                values.append(value)
+                cursor = stop
             }
         }
-        guard flush() else { throw error(path, .invalidValue("not a number: \(String(decoding: token, as: UTF8.self))")) }
+        if let bad { throw error(path, .invalidValue("not a number: \(bad)")) }
         return values
     }
 
@@ -184,7 +199,7 @@ private struct CascadeReader {
             throw error(root.name, .unsupported("document element is <\(root.name)>, not <opencv_storage>"))
         }
         guard let top = root.children.first else { throw error(root.name, .missingElement("cascade")) }
-        let base = top.name
+        let base = root.name + "/" + top.name
         if top.child("stageType") == nil {
             if top.attributes["type_id"] == "opencv-haar-classifier" || top.child("size") != nil {
                 throw error(base, .unsupported("old-format Haar classifier (opencv-haar-classifier); convert it with opencv_traincascade"))
@@ -390,3 +405,7 @@ extension Cascade {
 }
 
 private let knownCache = Mutex<[Cascade.Known: Cascade]>([:])
+
+/// The "C" locale for number parsing. Created once and never freed or changed, so sharing the
+/// handle between threads is safe.
+nonisolated(unsafe) private let cLocale = newlocale(Int32(1 << LC_NUMERIC), "C", nil)

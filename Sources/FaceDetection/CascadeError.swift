@@ -19,7 +19,8 @@ public struct CascadeError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// The path (or name) the cascade was loaded from.
     public var file: String
-    /// Slash-separated path of the element at fault, e.g. `cascade/stages/_[3]/stageThreshold`.
+    /// Slash-separated path of the element at fault, e.g.
+    /// `opencv_storage/cascade/stages/_[3]/stageThreshold`.
     public var element: String
     public var reason: Reason
 

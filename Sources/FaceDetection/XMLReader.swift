@@ -42,7 +42,18 @@ enum XMLReader {
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
-        var path: [String] { stack.map(\.name) }
+        /// Each open element's position among its parent's children.
+        var indices: [Int] = []
+
+        /// The open elements, list items (`_`) with their index: `stages/_[3]/weakClassifiers`.
+        var path: [String] {
+            zip(stack, indices).map { node, index in node.name == "_" ? "_[\(index)]" : node.name }
+        }
+
+        mutating func open(_ node: XMLNode) {
+            indices.append(stack.last?.children.count ?? 0)
+            stack.append(node)
+        }
 
         func fail(_ message: String) -> XMLReadError {
             XMLReadError(path: path, message: message)
@@ -120,6 +131,7 @@ enum XMLReader {
                         guard let open = stack.last else { throw fail("end tag </\(closing)> without a start tag") }
                         guard open.name == closing else { throw fail("end tag </\(closing)> does not match <\(open.name)>") }
                         let done = stack.removeLast()
+                        indices.removeLast()
                         if stack.isEmpty {
                             root = done
                             // Only comments, prolog-like markup and space may follow.
@@ -133,29 +145,29 @@ enum XMLReader {
                         var selfClosing = false
                         while true {
                             skipSpace()
-                            guard i < bytes.count else { stack.append(node); throw fail("unexpected end of file in start tag") }
+                            guard i < bytes.count else { open(node); throw fail("unexpected end of file in start tag") }
                             if bytes[i] == UInt8(ascii: ">") { i += 1; break }
                             if starts(with: "/>") { i += 2; selfClosing = true; break }
                             let key = try name()
                             skipSpace()
-                            guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { stack.append(node); throw fail("attribute \(key) has no value") }
+                            guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { open(node); throw fail("attribute \(key) has no value") }
                             i += 1
                             skipSpace()
                             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else {
-                                stack.append(node); throw fail("attribute \(key) is not quoted")
+                                open(node); throw fail("attribute \(key) is not quoted")
                             }
                             let quote = bytes[i]
                             i += 1
                             let start = i
                             while i < bytes.count && bytes[i] != quote { i += 1 }
-                            guard i < bytes.count else { stack.append(node); throw fail("unterminated attribute \(key)") }
+                            guard i < bytes.count else { open(node); throw fail("unterminated attribute \(key)") }
                             node.attributes[key] = String(decoding: bytes[start..<i], as: UTF8.self)
                             i += 1
                         }
                         if selfClosing {
                             if stack.isEmpty { root = node } else { stack[stack.count - 1].children.append(node) }
                         } else {
-                            stack.append(node)
+                            open(node)
                         }
                     }
                 } else {

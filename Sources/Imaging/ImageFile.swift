@@ -45,7 +45,8 @@ public struct ImageFile: Sendable {
     /// The stored size of the first page (before orientation).
     public let storedSize: PixelSize
     public let pageCount: Int
-    private let bytes: [UInt8]
+    /// The encoded file, as read.
+    public let bytes: [UInt8]
 
     /// The default pixel limit: 150 megapixels, an A3 page at 1200 ppi.
     public static let defaultPixelLimit = 150_000_000

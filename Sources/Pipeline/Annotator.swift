@@ -1,93 +1,195 @@
 import Foundation
 import GlossFaceDetection
+import GlossGeometry
 import GlossImaging
 import GlossReports
-import Synchronization
+
+/// What a running batch reports, in the order it happens.
+public enum BatchEvent: Sendable {
+    /// The inputs are known: `files` files, of which some may hold several pages.
+    case started(files: Int)
+    case pageStarted(source: String, pageIndex: Int)
+    /// A page ended, whatever its status (`ok`, `failed`, `timedOut`, `cancelled`).
+    case pageFinished(ManifestEntry)
+    /// A page an earlier run into the same folder already finished with the same input and settings.
+    case pageSkipped(ManifestEntry)
+}
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
-/// done, then the manifest and the index.
+/// done, keeps the manifest and the index current while it runs, and writes them whole at the end.
 public struct Annotator: Sendable {
     public var settings: AnnotationSettings
     /// How many pages are read at once, each by a worker with its own engines.
     public var jobs: Int
+    /// A page still running after this long is cancelled and recorded as `timedOut`.
+    public var pageTimeout: Duration?
+    /// Recompute pages an earlier run already finished.
+    public var force: Bool
 
-    public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                pageTimeout: Duration? = nil, force: Bool = false) {
         self.settings = settings
         self.jobs = max(1, jobs)
+        self.pageTimeout = pageTimeout
+        self.force = force
     }
 
-    /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`.
-    /// `onPage` hears of every finished page, in the order they finish. Failed pages are
-    /// recorded in the manifest; only a folder that cannot be written, or an engine that cannot
-    /// be loaded, throws.
+    /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`,
+    /// telling `events` as it goes (the stream is finished when this returns).
+    ///
+    /// Failed pages are recorded in the manifest; only a folder that cannot be written, or an
+    /// engine that cannot be loaded, throws. Cancelling the calling task stops starting pages,
+    /// cancels those in flight, and still writes the manifest and index of every finished page.
     public func annotate(
-        _ inputs: [String], into folder: String, onPage: @escaping @Sendable (ManifestEntry) -> Void = { _ in }
+        _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
     ) async throws -> BatchManifest {
+        defer { events?.finish() }
         let layout = OutputLayout(folder: folder)
         try AtomicFile.createDirectory(layout.pagesFolder)
         let files = InputCollector.files(from: inputs)
+        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        let earlier = force ? nil : EarlierRun(layout: layout)
+        let recorder = try BatchRecorder(layout: layout, settings: settings, fileCount: files.count, events: events)
+        events?.yield(.started(files: files.count))
         let workers = try await startWorkers(count: min(jobs, max(1, files.count)))
 
-        let progress = BatchProgress(fileCount: files.count)
+        let queue = FileQueue(count: files.count)
         await withTaskGroup(of: Void.self) { group in
             for worker in workers {
                 group.addTask {
-                    while !Task.isCancelled, let index = progress.takeNextFile() {
-                        var entries: [ManifestEntry] = []
-                        for (_, entry) in await read(files[index], with: worker, into: layout) {
-                            guard let entry else { continue }
-                            onPage(entry)
-                            entries.append(entry)
-                        }
-                        progress.finish(file: index, entries: entries)
+                    while !Task.isCancelled, let index = queue.next() {
+                        let entries = await annotate(files[index], with: worker, into: layout, earlier: earlier, recorder: recorder)
+                        await recorder.finish(file: index, entries: entries)
                     }
                 }
             }
         }
-
-        let pages = progress.entriesInInputOrder()
-        let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
-        try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
-        let index = BatchIndexView(entries: pages.map {
-            BatchIndexView.Entry(
-                source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
-                meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs?.html)
-        })
-        try AtomicFile.write(index.render(), to: layout.indexPath)
-        return manifest
+        return try await recorder.complete()
     }
 
     /// Reads one page of one image and returns its report, writing nothing.
     public func read(file path: String, pageIndex: Int = 0) async throws -> PageReport {
         let worker = try await startWorkers(count: 1)[0]
-        let pages = await read(path, with: worker, into: nil, onlyPage: pageIndex)
-        guard let page = pages.first else { throw CancellationError() }
-        return page.report
+        let graph = PageGraph(worker: worker, settings: settings, layout: nil)
+        switch await open(path, on: worker) {
+        case .failure(let failure):
+            return PageReport(source: path, pageIndex: pageIndex, status: .failed, error: failure.description)
+        case .success(let file):
+            return await withPageTimeout { await graph.process(page: pageIndex, of: file, id: "") }.report
+        }
     }
 
-    /// Opens `path` on the worker's image lane and runs the page graph for its pages.
-    private func read(
-        _ path: String, with worker: Worker, into layout: OutputLayout?, onlyPage: Int? = nil
-    ) async -> [(report: PageReport, entry: ManifestEntry?)] {
+    /// The synchronous form of `read(file:pageIndex:)`, for callers that are not `async`: waits
+    /// at most `timeout`, then cancels the page and throws `PageTimeoutError`. Built on the async
+    /// path, so both behave alike. It blocks the calling thread: never call it from a task.
+    public func readSynchronously(file path: String, pageIndex: Int = 0, timeout: Duration) throws -> PageReport {
+        let outcome = OutcomeBox()
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            outcome.store(await Result(catching: { try await read(file: path, pageIndex: pageIndex) }))
+            done.signal()
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        if done.wait(timeout: .now() + seconds) == .timedOut {
+            task.cancel()
+            done.wait()
+            throw PageTimeoutError(file: path, pageIndex: pageIndex, timeout: timeout)
+        }
+        return try outcome.take()
+    }
+
+    /// Every page of one file: skipped when an earlier run finished it, else run through the graph.
+    private func annotate(
+        _ path: String, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, recorder: BatchRecorder
+    ) async -> [ManifestEntry] {
         let graph = PageGraph(worker: worker, settings: settings, layout: layout)
         let file: ImageFile
-        do {
-            file = try await worker.image.run { [pixelLimit = settings.pixelLimit] _ in
-                try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
-            }
-        } catch {
-            let cause = (error as? ImagingError)?.reasonText ?? String(describing: error)
-            let failure = PageError(file: path, pageIndex: onlyPage ?? 0, stage: .read, cause: cause)
-            let report = PageReport(source: path, pageIndex: onlyPage ?? 0, status: .failed, error: failure.description)
-            return [graph.finish(report, id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1))]
+        switch await open(path, on: worker) {
+        case .failure(let failure):
+            let report = PageReport(source: path, pageIndex: 0, status: .failed, error: failure.description)
+            let entry = graph.finish(report, id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)).entry!
+            await recorder.record(entry, report: report)
+            return [entry]
+        case .success(let opened):
+            file = opened
         }
-        var results: [(report: PageReport, entry: ManifestEntry?)] = []
-        for index in onlyPage.map({ [$0] }) ?? Array(0..<file.pageCount) {
+        let inputHash = (try? await worker.image.run { _ in SHA256.hex(of: file.bytes) }) ?? ""
+        var entries: [ManifestEntry] = []
+        var reports: [PageReport] = []
+        for index in 0..<file.pageCount {
             if Task.isCancelled { break }
             let id = pageIdentifier(source: path, pageIndex: index, pageCount: file.pageCount)
-            results.append(await graph.process(page: index, of: file, id: id))
+            let key = PageKey(source: path, pageIndex: index)
+            if let done = earlier?.finished(key, inputHash: inputHash, settingsHash: settings.fingerprint, in: layout) {
+                await recorder.skip(done)
+                entries.append(done)
+                reports += done.outputs["json"].flatMap { try? readReport(layout.folder + "/" + $0) }.map { [$0] } ?? []
+                continue
+            }
+            await recorder.start(key)
+            let outcome = await withPageTimeout { await graph.process(page: index, of: file, id: id) }
+            var entry = outcome.entry!
+            entry.inputHash = inputHash
+            entry.settingsHash = settings.fingerprint
+            await recorder.record(entry, report: outcome.report)
+            entries.append(entry)
+            reports.append(outcome.report)
         }
-        return results
+        if file.pageCount > 1, reports.count == file.pageCount, settings.formats.contains(where: \.combines) {
+            await writeCombined(reports, id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1), on: worker, into: layout)
+        }
+        return entries
+    }
+
+    /// hOCR and ALTO also get one document for all pages of a multi-page file.
+    private func writeCombined(_ reports: [PageReport], id: String, on worker: Worker, into layout: OutputLayout) async {
+        let files = renderCombined(reports, formats: settings.formats, context: settings.reportContext)
+        _ = try? await worker.image.run { _ in
+            for file in files { try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + id + "." + file.fileExtension) }
+        }
+    }
+
+    private func readReport(_ path: String) throws -> PageReport {
+        try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    private func open(_ path: String, on worker: Worker) async -> Result<ImageFile, PageError> {
+        do {
+            return .success(try await worker.image.run { [pixelLimit = settings.pixelLimit] _ in
+                try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
+            })
+        } catch {
+            let cause = (error as? ImagingError)?.reasonText ?? String(describing: error)
+            return .failure(PageError(file: path, pageIndex: 0, stage: .read, cause: cause))
+        }
+    }
+
+    /// Runs a page with the batch's timeout: if the page is still running when it expires, the
+    /// page is cancelled (Tesseract stops at its next check) and reported `timedOut`.
+    private func withPageTimeout(
+        _ page: @escaping @Sendable () async -> PageGraph.Outcome
+    ) async -> PageGraph.Outcome {
+        guard let pageTimeout else { return await page() }
+        return await withTaskGroup(of: PageGraph.Outcome?.self) { group in
+            group.addTask { await page() }
+            group.addTask {
+                try? await Task.sleep(for: pageTimeout)
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            // A page that finished first stands, even if its time ran out while it was writing.
+            if let first { return first }
+            var outcome = await group.next()!!
+            if outcome.report.status == .cancelled {
+                outcome.report.status = .timedOut
+                outcome.report.error = PageTimeoutError(file: outcome.report.source, pageIndex: outcome.report.pageIndex,
+                                                        timeout: pageTimeout).description
+                outcome.entry?.status = .timedOut
+                outcome.entry?.error = outcome.report.error
+            }
+            return outcome
+        }
     }
 
     /// Workers with their engines loaded, in parallel; throws if an engine cannot be loaded.
@@ -102,26 +204,30 @@ public struct Annotator: Sendable {
     }
 }
 
-/// The files a batch still has to start, and the entries of those it finished, shared by its workers.
-private final class BatchProgress: Sendable {
-    private let fileCount: Int
-    private let state = Mutex<(next: Int, finished: [Int: [ManifestEntry]])>((0, [:]))
+/// A page that ran longer than the batch allows.
+public struct PageTimeoutError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var pageIndex: Int
+    public var timeout: Duration
 
-    init(fileCount: Int) { self.fileCount = fileCount }
-
-    func takeNextFile() -> Int? {
-        state.withLock { state in
-            guard state.next < fileCount else { return nil }
-            defer { state.next += 1 }
-            return state.next
-        }
+    public var description: String {
+        let where_ = pageIndex == 0 ? file : "\(file), page \(pageIndex + 1)"
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        return "\(where_): timed out after \(DecimalText.format(seconds)) s"
     }
+}
 
-    func finish(file index: Int, entries: [ManifestEntry]) {
-        state.withLock { $0.finished[index] = entries }
-    }
+/// Hands a result from the task that made it to the thread that waits for it.
+private final class OutcomeBox: @unchecked Sendable {
+    // `@unchecked`: written once before the semaphore is signalled, read after it is waited on.
+    private var result: Result<PageReport, any Error>?
 
-    func entriesInInputOrder() -> [ManifestEntry] {
-        state.withLock { state in (0..<fileCount).flatMap { state.finished[$0] ?? [] } }
+    func store(_ result: Result<PageReport, any Error>) { self.result = result }
+    func take() throws -> PageReport { try result!.get() }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

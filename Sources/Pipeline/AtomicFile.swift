@@ -39,6 +39,16 @@ enum AtomicFile {
         try write(Array(text.utf8), to: path)
     }
 
+    /// Removes the temporary files a killed run left behind in `folders` (only Gloss's own,
+    /// recognised by their `.tmp-` infix).
+    static func removeLeftovers(in folders: [String]) {
+        for folder in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.contains(".tmp-") {
+                unlink(folder + "/" + name)
+            }
+        }
+    }
+
     static func createDirectory(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

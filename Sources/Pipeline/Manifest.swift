@@ -1,3 +1,4 @@
+import Foundation
 import GlossReports
 
 /// Where a batch writes: `DIR/gloss.json`, `DIR/index.html` and `DIR/pages/`.
@@ -8,17 +9,13 @@ public struct OutputLayout: Sendable {
 
     public var pagesFolder: String { folder + "/pages" }
     public var manifestPath: String { folder + "/gloss.json" }
+    /// Finished pages, one JSON line each, appended as they finish: what a killed run leaves.
+    public var journalPath: String { folder + "/gloss.journal" }
     public var indexPath: String { folder + "/index.html" }
 }
 
 /// One page's line in the batch manifest.
 public struct ManifestEntry: Codable, Sendable, Equatable {
-    public struct Outputs: Codable, Sendable, Equatable {
-        public var json: String
-        public var html: String
-        public var image: String?
-    }
-
     public var source: String
     public var pageIndex: Int
     public var id: String
@@ -27,8 +24,12 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     public var words: Int
     public var meanConfidence: Double?
     public var faces: Int
-    /// Paths relative to the batch folder; nil when the page produced no outputs.
-    public var outputs: Outputs?
+    /// SHA-256 of the input file's bytes; with `settingsHash`, what lets a re-run skip the page.
+    public var inputHash: String?
+    public var settingsHash: String?
+    /// The files written for the page, by format (`json`, `html`, `hocr`... and `image` for the
+    /// display copy), relative to the batch folder; empty when the page produced none.
+    public var outputs: [String: String]
 
     init(report: PageReport, id: String) {
         source = report.source
@@ -40,8 +41,16 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         meanConfidence = report.words.isEmpty
             ? nil : (report.words.map(\.confidence).reduce(0, +) / Double(report.words.count) * 10).rounded() / 10
         faces = report.faces.count
-        outputs = nil
+        outputs = [:]
     }
+
+    /// Which input page this entry is about.
+    var key: PageKey { PageKey(source: source, pageIndex: pageIndex) }
+}
+
+struct PageKey: Hashable, Sendable {
+    var source: String
+    var pageIndex: Int
 }
 
 /// The batch manifest, `DIR/gloss.json`: one entry per page, in input order.
@@ -51,4 +60,33 @@ public struct BatchManifest: Codable, Sendable {
     public var pages: [ManifestEntry]
 
     public var failedCount: Int { pages.filter { $0.status != .ok }.count }
+}
+
+/// What an earlier run into the same folder finished: its manifest, plus the journal lines of
+/// pages it finished after last writing the manifest (all of them, if it was killed).
+struct EarlierRun {
+    private var entries: [PageKey: ManifestEntry] = [:]
+
+    init(layout: OutputLayout) {
+        if let data = FileManager.default.contents(atPath: layout.manifestPath),
+           let manifest = try? JSONDecoder().decode(BatchManifest.self, from: data) {
+            for entry in manifest.pages { entries[entry.key] = entry }
+        }
+        if let journal = FileManager.default.contents(atPath: layout.journalPath) {
+            // A run killed mid-write leaves a partial last line; it does not decode and is skipped.
+            for line in journal.split(separator: UInt8(ascii: "\n")) {
+                if let entry = try? JSONDecoder().decode(ManifestEntry.self, from: Data(line)) { entries[entry.key] = entry }
+            }
+        }
+    }
+
+    /// The earlier entry for this page if it finished with the same input and settings and its
+    /// outputs are all still there.
+    func finished(_ key: PageKey, inputHash: String, settingsHash: String, in layout: OutputLayout) -> ManifestEntry? {
+        guard let entry = entries[key], entry.status == .ok, entry.inputHash == inputHash,
+              entry.settingsHash == settingsHash, !entry.outputs.isEmpty,
+              entry.outputs.values.allSatisfy({ FileManager.default.fileExists(atPath: layout.folder + "/" + $0) })
+        else { return nil }
+        return entry
+    }
 }

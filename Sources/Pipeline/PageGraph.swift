@@ -13,12 +13,18 @@ import GlossTextRecognition
 /// into the page JSON; a stage that throws fails the page with the stage's name, and the batch
 /// goes on. Cancellation is checked before every stage and reaches into Tesseract.
 struct PageGraph: Sendable {
+    /// A page's report, and its manifest entry when the graph writes outputs.
+    struct Outcome: Sendable {
+        var report: PageReport
+        var entry: ManifestEntry?
+    }
+
     let worker: Worker
     let settings: AnnotationSettings
     let layout: OutputLayout?
 
     /// Runs the whole graph for page `index` of `file`; never throws: failures are reports.
-    func process(page index: Int, of file: ImageFile, id: String) async -> (report: PageReport, entry: ManifestEntry?) {
+    func process(page index: Int, of file: ImageFile, id: String) async -> Outcome {
         let clock = StageClock()
         do {
             try Task.checkCancellation()
@@ -34,32 +40,33 @@ struct PageGraph: Sendable {
                                            text: try await text, faces: try await faces)
             var report = try await step(clock, ConvertStage(), input, file, index)
             report.timings = clock.recorded
-            guard let layout else { return (report, nil) }
+            guard let layout else { return Outcome(report: report, entry: nil) }
             try Task.checkCancellation()
-            let entry = try await step(clock, RenderStage(lane: worker.image, layout: layout),
+            let entry = try await step(clock, RenderStage(lane: worker.image, layout: layout, settings: settings),
                                        RenderStage.Input(report: report, display: images.display, id: id), file, index)
-            return (report, entry)
+            return Outcome(report: report, entry: entry)
         } catch is CancellationError {
-            return finish(PageReport(source: file.path, pageIndex: index, status: .cancelled, error: "cancelled",
-                                     timings: clock.recorded), id: id)
+            // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
+            let cancelled = PageError(file: file.path, pageIndex: index, stage: clock.current ?? .decode, cause: "cancelled")
+            let report = PageReport(source: file.path, pageIndex: index, status: .cancelled, error: cancelled.description,
+                                    timings: clock.recorded)
+            return Outcome(report: report, entry: layout == nil ? nil : ManifestEntry(report: report, id: id))
         } catch {
             return finish(PageReport(source: file.path, pageIndex: index, status: .failed, error: "\(error)",
                                      timings: clock.recorded), id: id)
         }
     }
 
-    /// A page that could not be read, written as JSON and HTML so the report can show why.
-    func finish(_ report: PageReport, id: String) -> (report: PageReport, entry: ManifestEntry?) {
-        guard let layout else { return (report, nil) }
-        var entry = ManifestEntry(report: report, id: id)
+    /// A page that could not be read, written in every format so the report can show why.
+    func finish(_ report: PageReport, id: String) -> Outcome {
+        guard let layout else { return Outcome(report: report, entry: nil) }
         do {
-            try AtomicFile.write(try JSONOutput.encode(report), to: layout.pagesFolder + "/" + id + ".json")
-            try AtomicFile.write(PageView(report: report, imagePath: nil).render(), to: layout.pagesFolder + "/" + id + ".html")
-            entry.outputs = ManifestEntry.Outputs(json: "pages/\(id).json", html: "pages/\(id).html", image: nil)
+            return Outcome(report: report, entry: try PageFiles(layout: layout, settings: settings).write(report, display: nil, id: id))
         } catch {
+            var entry = ManifestEntry(report: report, id: id)
             entry.error = (entry.error ?? "") + "; " + String(describing: error)
+            return Outcome(report: report, entry: entry)
         }
-        return (report, entry)
     }
 
     /// Runs one stage, timed, turning its failure into a `PageError` that names the stage.

@@ -1,4 +1,6 @@
+import Foundation
 import GlossImaging
+import GlossReports
 import GlossTextRecognition
 
 /// Everything that decides what a page's results are. A finished page is only reused by a
@@ -9,6 +11,8 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var pixelLimit: Int
     /// The longest side of the display copy written beside each page's HTML.
     public var displayDimension: Int
+    /// What is written for every page (`--format`).
+    public var formats: Set<OutputFormat>
     public var recognizeText: Bool
     public var detectFaces: Bool
     /// The longest side of the copy the face detector scans: faces need far fewer pixels than
@@ -19,6 +23,7 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
         recognition: RecognitionOptions = RecognitionOptions(),
         pixelLimit: Int = ImageFile.defaultPixelLimit,
         displayDimension: Int = 2000,
+        formats: Set<OutputFormat> = OutputFormat.defaults,
         recognizeText: Bool = true,
         detectFaces: Bool = true,
         faceDimension: Int = 1024
@@ -26,11 +31,34 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
         self.recognition = recognition
         self.pixelLimit = pixelLimit
         self.displayDimension = displayDimension
+        self.formats = formats
         self.recognizeText = recognizeText
         self.detectFaces = detectFaces
         self.faceDimension = faceDimension
     }
 }
 
+extension AnnotationSettings {
+    /// A digest of everything that decides a page's results and outputs: equal settings, equal
+    /// fingerprint.
+    var fingerprint: String {
+        // Sets encode in no fixed order; sorted keys alone would not make this stable.
+        var settings = self
+        settings.formats = []
+        let formats = self.formats.map(\.rawValue).sorted().joined(separator: ",")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = (try? encoder.encode(settings)).map { Array($0) } ?? []
+        return String(SHA256.hex(of: bytes + Array((formats + glossVersion).utf8)).prefix(16))
+    }
+}
+
 /// The version written into manifests and reports.
 public let glossVersion = "0.1.0"
+
+extension AnnotationSettings {
+    /// What hOCR and ALTO name as their maker.
+    var reportContext: ReportContext {
+        ReportContext(softwareVersion: glossVersion, languages: recognition.languages)
+    }
+}

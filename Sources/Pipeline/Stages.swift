@@ -125,37 +125,54 @@ struct RenderStage: PageStage {
     static let stage = Stage.render
     let lane: Lane<Void>
     let layout: OutputLayout
+    let settings: AnnotationSettings
 
     func run(_ input: Input) async throws -> ManifestEntry {
-        try await lane.run { [layout] _ in
-            let report = input.report, id = input.id
-            var imageName: String?
-            if let display = input.display {
-                try AtomicFile.write(try display.pngData(), to: layout.pagesFolder + "/" + id + ".png")
-                imageName = id + ".png"
-            }
-            try AtomicFile.write(try JSONOutput.encode(report), to: layout.pagesFolder + "/" + id + ".json")
-            try AtomicFile.write(PageView(report: report, imagePath: imageName).render(),
-                                 to: layout.pagesFolder + "/" + id + ".html")
-            var entry = ManifestEntry(report: report, id: id)
-            entry.outputs = ManifestEntry.Outputs(json: "pages/\(id).json", html: "pages/\(id).html",
-                                                  image: imageName.map { "pages/" + $0 })
-            return entry
+        try await lane.run { [layout, settings] _ in
+            try PageFiles(layout: layout, settings: settings).write(input.report, display: input.display, id: input.id)
         }
+    }
+}
+
+/// The files of one page in the batch folder: `pages/<id>.<format>` and the display copy.
+struct PageFiles {
+    let layout: OutputLayout
+    let settings: AnnotationSettings
+
+    /// Writes every requested format (the display copy only for HTML), each atomically.
+    func write(_ report: PageReport, display: Raster?, id: String) throws -> ManifestEntry {
+        var entry = ManifestEntry(report: report, id: id)
+        var imageName: String?
+        if let display, settings.formats.contains(.html) {
+            imageName = id + ".png"
+            try AtomicFile.write(try display.pngData(), to: layout.pagesFolder + "/" + imageName!)
+            entry.outputs["image"] = "pages/" + imageName!
+        }
+        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext,
+                                   links: PageLinks(imagePath: imageName))
+        for file in files {
+            let name = id + "." + file.fileExtension
+            try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + name)
+            entry.outputs[file.format.rawValue] = "pages/" + name
+        }
+        return entry
     }
 }
 
 /// Wall time per stage for one page, recorded from both branches at once.
 final class StageClock: Sendable {
-    private let timings = Mutex(StageTimings())
+    private let state = Mutex((timings: StageTimings(), current: Stage?.none))
 
     func time<S: PageStage>(_ stage: S, _ input: S.Input) async throws -> S.Output {
         let clock = ContinuousClock(), start = clock.now
+        state.withLock { $0.current = S.stage }
         let output = try await stage.run(input)
         let elapsed = clock.now - start
-        timings.withLock { $0.record(S.stage.rawValue, elapsed) }
+        state.withLock { $0.timings.record(S.stage.rawValue, elapsed) }
         return output
     }
 
-    var recorded: StageTimings { timings.withLock { $0 } }
+    var recorded: StageTimings { state.withLock { $0.timings } }
+    /// The stage most recently started: where a cancelled page was stopped.
+    var current: Stage? { state.withLock { $0.current } }
 }

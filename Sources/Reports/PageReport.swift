@@ -15,12 +15,67 @@ public struct PageReport: Codable, Sendable, Equatable {
         public var text: String
         public var confidence: Double
         public var box: PixelRect
+        /// Index into `lines` of the line holding the word.
+        public var line: Int
+
+        public init(text: String, confidence: Double, box: PixelRect, line: Int) {
+            self.text = text
+            self.confidence = confidence
+            self.box = box
+            self.line = line
+        }
+
+        /// Reads pages written before words named their line: those all belong to line 0.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            text = try container.decode(String.self, forKey: .text)
+            confidence = try container.decode(Double.self, forKey: .confidence)
+            box = try container.decode(PixelRect.self, forKey: .box)
+            line = try container.decodeIfPresent(Int.self, forKey: .line) ?? 0
+        }
     }
 
     public struct Line: Codable, Sendable, Equatable {
         public var text: String
         public var box: PixelRect
         public var baseline: PixelBaseline?
+        /// Index into `paragraphs` of the paragraph holding the line.
+        public var paragraph: Int
+
+        public init(text: String, box: PixelRect, baseline: PixelBaseline?, paragraph: Int) {
+            self.text = text
+            self.box = box
+            self.baseline = baseline
+            self.paragraph = paragraph
+        }
+
+        /// Reads pages written before lines named their paragraph: those all belong to paragraph 0.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            text = try container.decode(String.self, forKey: .text)
+            box = try container.decode(PixelRect.self, forKey: .box)
+            baseline = try container.decodeIfPresent(PixelBaseline.self, forKey: .baseline)
+            paragraph = try container.decodeIfPresent(Int.self, forKey: .paragraph) ?? 0
+        }
+    }
+
+    /// A paragraph as Tesseract found it; hOCR's `ocr_par`, a TSV level-3 row.
+    public struct Paragraph: Codable, Sendable, Equatable {
+        public var box: PixelRect
+        /// Index into `blocks` of the block holding the paragraph.
+        public var block: Int
+
+        public init(box: PixelRect, block: Int) {
+            self.box = box
+            self.block = block
+        }
+    }
+
+    /// A block of text as Tesseract's layout analysis found it; hOCR's `ocr_carea`.
+    public struct Block: Codable, Sendable, Equatable {
+        public var box: PixelRect
+
+        public init(box: PixelRect) { self.box = box }
     }
 
     /// Where the letters of a line sit, from its left end to its right end.
@@ -39,6 +94,11 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var text: String
     public var words: [Word]
     public var lines: [Line]
+    /// The layout above lines, so hOCR, ALTO and TSV keep Tesseract's structure. Pages written
+    /// before these fields existed read back with both empty; the renderers then treat the
+    /// page as one block of one paragraph.
+    public var paragraphs: [Paragraph]
+    public var blocks: [Block]
     public var faces: [FaceReport]
     /// Wall time of each stage in milliseconds, in the order the stages ran.
     public var timings: StageTimings
@@ -57,16 +117,28 @@ public struct PageReport: Codable, Sendable, Equatable {
         self.status = .ok
         self.error = nil
         self.text = text.text
-        self.words = text.words.map {
-            Word(text: $0.text, confidence: ($0.confidence * 100).rounded() / 100, box: PixelRect($0.box, in: size))
+        var blocks: [Block] = [], paragraphs: [Paragraph] = [], lines: [Line] = [], words: [Word] = []
+        for block in text.blocks {
+            blocks.append(Block(box: PixelRect(block.box, in: size)))
+            for paragraph in block.paragraphs {
+                paragraphs.append(Paragraph(box: PixelRect(paragraph.box, in: size), block: blocks.count - 1))
+                for line in paragraph.lines {
+                    let baseline = line.baseline.map {
+                        PixelBaseline(from: PixelPoint($0.start, in: size).rounded, to: PixelPoint($0.end, in: size).rounded)
+                    }
+                    lines.append(Line(text: line.text, box: PixelRect(line.box, in: size), baseline: baseline,
+                                      paragraph: paragraphs.count - 1))
+                    for word in line.words {
+                        words.append(Word(text: word.text, confidence: (word.confidence * 100).rounded() / 100,
+                                          box: PixelRect(word.box, in: size), line: lines.count - 1))
+                    }
+                }
+            }
         }
-        self.lines = text.lines.map { line in
-            Line(
-                text: line.text, box: PixelRect(line.box, in: size),
-                baseline: line.baseline.map {
-                    PixelBaseline(from: PixelPoint($0.start, in: size).rounded, to: PixelPoint($0.end, in: size).rounded)
-                })
-        }
+        self.blocks = blocks
+        self.paragraphs = paragraphs
+        self.lines = lines
+        self.words = words
         self.faces = faces
         self.timings = timings
     }
@@ -82,12 +154,31 @@ public struct PageReport: Codable, Sendable, Equatable {
         self.text = ""
         self.words = []
         self.lines = []
+        self.paragraphs = []
+        self.blocks = []
         self.faces = []
         self.timings = timings
     }
 
     private enum CodingKeys: String, CodingKey {
-        case source, pageIndex, width, height, status, error, text, words, lines, faces, timings
+        case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        source = try container.decode(String.self, forKey: .source)
+        pageIndex = try container.decode(Int.self, forKey: .pageIndex)
+        width = try container.decode(Int.self, forKey: .width)
+        height = try container.decode(Int.self, forKey: .height)
+        status = try container.decode(PageStatus.self, forKey: .status)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        text = try container.decode(String.self, forKey: .text)
+        words = try container.decode([Word].self, forKey: .words)
+        lines = try container.decode([Line].self, forKey: .lines)
+        paragraphs = try container.decodeIfPresent([Paragraph].self, forKey: .paragraphs) ?? []
+        blocks = try container.decodeIfPresent([Block].self, forKey: .blocks) ?? []
+        faces = try container.decode([FaceReport].self, forKey: .faces)
+        timings = try container.decode(StageTimings.self, forKey: .timings)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -102,6 +193,8 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encode(text, forKey: .text)
         try container.encode(words, forKey: .words)
         try container.encode(lines, forKey: .lines)
+        try container.encode(paragraphs, forKey: .paragraphs)
+        try container.encode(blocks, forKey: .blocks)
         try container.encode(faces, forKey: .faces)
         try container.encode(timings, forKey: .timings)
     }

@@ -43,7 +43,7 @@ struct PageReportTests {
         let bytes = try JSONOutput.encode(Self.report())
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(Set(object.keys) == ["source", "pageIndex", "width", "height", "status", "error", "text",
-                                     "words", "lines", "faces", "timings"])
+                                     "words", "lines", "paragraphs", "blocks", "faces", "timings"])
         #expect(object["error"] is NSNull)
         #expect(object["status"] as? String == "ok")
         let word = try #require((object["words"] as? [[String: Any]])?.first)
@@ -77,8 +77,8 @@ struct HTMLTests {
         report.source = "<img src=x onerror=alert(1)>.png"
         let html = PageView(report: report, imagePath: "a\".png").render()
         #expect(html.contains("viewBox=\"0 0 200 100\""))
-        #expect(html.contains("<rect class=\"word high\" x=\"10\" y=\"20\" width=\"50\" height=\"15\"><title>Hello (96.1%)</title>"))
-        #expect(html.contains("<rect class=\"word low\" x=\"70\" y=\"20\" width=\"100\" height=\"15\">"))
+        #expect(html.contains("<rect class=\"word high\" id=\"w0\" data-i=\"0\" data-c=\"96.1\" x=\"10\" y=\"20\" width=\"50\" height=\"15\" tabindex=\"0\" aria-label=\"Hello, 96.1%\"/>"))
+        #expect(html.contains("<rect class=\"word low\" id=\"w1\" data-i=\"1\" data-c=\"42\" x=\"70\" y=\"20\" width=\"100\" height=\"15\""))
         #expect(html.contains("href=\"a&quot;.png\""))
         #expect(!html.contains("<img src=x"))
         #expect(!html.contains("<script>alert"))
@@ -94,9 +94,10 @@ struct HTMLTests {
                                  wordCount: 0, meanConfidence: nil, faceCount: 0, htmlPath: nil),
         ]
         let html = BatchIndexView(entries: entries).render()
-        #expect(html.contains("<a href=\"pages/a.html\">a.png · page 1</a>"))
+        #expect(html.contains("<a href=\"pages/a.html\"><span class=\"thumb\"><span class=\"no-image\">no image</span></span><span class=\"name\">a.png · page 1</span></a>"))
         #expect(html.contains("&lt;b&gt;.png: file is empty"))
-        #expect(html.contains("2 pages · 1 not read"))
+        #expect(html.contains("<h2>Not read (1)</h2>"))
+        #expect(html.contains("2 pages · 1 not read · 12 words · 0 faces"))
         #expect(!html.contains("<b>"))
     }
 }

@@ -1,0 +1,68 @@
+/// A file of the batch's shared data, at `path` relative to the batch folder.
+public struct BatchFile: Sendable, Equatable {
+    public var path: String
+    public var bytes: [UInt8]
+
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
+}
+
+/// One readable page of a batch, as the index's search and the pages' previous/next links see it.
+public struct BatchPage: Sendable, Equatable {
+    /// The page's HTML relative to the batch folder (`pages/<id>.html`).
+    public var htmlPath: String
+    public var title: String
+    public var text: String
+
+    public init(htmlPath: String, title: String, text: String) {
+        self.htmlPath = htmlPath
+        self.title = title
+        self.text = text
+    }
+
+    /// The page as the batch lists it; its title is the one the page view and the index show.
+    public init(report: PageReport, htmlPath: String) {
+        self.init(htmlPath: htmlPath, title: PageView.title(of: report), text: report.text)
+    }
+}
+
+/// The data a batch's pages share, written under `data/` once every page is done:
+///
+/// - `data/pages.js`: the page order, read by each page view for its previous/next links;
+/// - `data/search-NNNN.js`: the text of every page in shards of about `shardSize` characters,
+///   loaded by the index only when someone searches, one `<script>` at a time (a page opened
+///   from `file://` may not `fetch` its neighbours). Each shard says how many there are.
+///
+/// All strings are JavaScript literals escaped by `JSText`, so no text can break out of them.
+public enum BatchData {
+    public static let folder = "data"
+
+    public static func files(for pages: [BatchPage], shardSize: Int = 1_000_000) -> [BatchFile] {
+        let order = pages.map { "[" + JSText.literal($0.htmlPath) + "," + JSText.literal($0.title) + "]" }
+        var files = [BatchFile(path: folder + "/pages.js",
+                               bytes: Array(("window.glossPages = [\n" + order.joined(separator: ",\n") + "\n];\n").utf8))]
+
+        var shards: [[String]] = [[]]
+        var size = 0
+        for page in pages {
+            if size > 0 && size + page.text.utf8.count > shardSize {
+                shards.append([])
+                size = 0
+            }
+            shards[shards.count - 1].append(JSText.array([page.htmlPath, page.title, page.text]))
+            size += page.text.utf8.count
+        }
+        for (index, entries) in shards.enumerated() {
+            let body = "glossSearchShard(\(index), \(shards.count), [\n" + entries.joined(separator: ",\n") + "\n]);\n"
+            files.append(BatchFile(path: folder + "/" + shardName(index), bytes: Array(body.utf8)))
+        }
+        return files
+    }
+
+    static func shardName(_ index: Int) -> String {
+        let digits = String(index)
+        return "search-" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ".js"
+    }
+}

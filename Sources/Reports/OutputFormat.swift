@@ -1,0 +1,126 @@
+import Foundation
+
+/// The files Gloss can write for a page, chosen with `--format`.
+public enum OutputFormat: String, CaseIterable, Sendable, Codable {
+    case html, json, hocr, alto, tsv, txt
+
+    /// What the file name ends with, without the dot. ALTO gets `alto.xml` so it is told apart
+    /// from other XML at a glance and still opens as XML.
+    public var fileExtension: String {
+        switch self {
+        case .alto: "alto.xml"
+        default: rawValue
+        }
+    }
+
+    /// Formats that also have one combined document for a multi-page input file.
+    public var combines: Bool { self == .hocr || self == .alto }
+
+    public static let defaults: Set<OutputFormat> = [.html, .json]
+
+    /// Parses `--format`'s comma-separated list (`html,json,hocr`), failing on the first unknown name.
+    public static func parseList(_ list: String) throws(UnknownFormat) -> Set<OutputFormat> {
+        var formats: Set<OutputFormat> = []
+        for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let format = OutputFormat(rawValue: trimmed) else { throw UnknownFormat(name: trimmed) }
+            formats.insert(format)
+        }
+        return formats
+    }
+
+    public struct UnknownFormat: Error, Equatable, CustomStringConvertible {
+        public var name: String
+        public init(name: String) { self.name = name }
+        public var description: String {
+            "unknown format '\(name)'; choose from " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        }
+    }
+}
+
+/// One rendered output: the pipeline names it `<page id>.<fileExtension>` and writes it atomically.
+public struct RenderedFile: Sendable, Equatable {
+    public var format: OutputFormat
+    public var fileExtension: String
+    public var bytes: [UInt8]
+
+    public init(format: OutputFormat, bytes: [UInt8]) {
+        self.format = format
+        self.fileExtension = format.fileExtension
+        self.bytes = bytes
+    }
+}
+
+/// What made the documents; hOCR and ALTO name the software and the languages in their headers.
+public struct ReportContext: Sendable, Equatable {
+    public var softwareName: String
+    public var softwareVersion: String
+    /// Tesseract language codes, as given to `--lang`.
+    public var languages: [String]
+
+    public init(softwareName: String = "Gloss", softwareVersion: String, languages: [String]) {
+        self.softwareName = softwareName
+        self.softwareVersion = softwareVersion
+        self.languages = languages
+    }
+}
+
+/// Where a page's HTML finds what it links to, all relative to that HTML file. The defaults
+/// fit the batch layout: `DIR/pages/<id>.html`, `DIR/index.html`, `DIR/assets/`, `DIR/data/`.
+public struct PageLinks: Sendable, Equatable {
+    /// The display copy of the page; nil when there is none.
+    public var imagePath: String?
+    public var indexPath: String
+    /// The folder holding `ReportAssets.files`, ending in a slash.
+    public var assetsPath: String
+    /// The folder holding `BatchData.files` (page order and search), ending in a slash.
+    public var dataPath: String
+    /// The original image as hOCR's `image` and ALTO's `fileName` name it; nil for the report's `source`.
+    public var sourceImage: String?
+
+    public init(imagePath: String? = nil, indexPath: String = "../index.html", assetsPath: String = "../assets/",
+                dataPath: String = "../data/", sourceImage: String? = nil) {
+        self.imagePath = imagePath
+        self.indexPath = indexPath
+        self.assetsPath = assetsPath
+        self.dataPath = dataPath
+        self.sourceImage = sourceImage
+    }
+}
+
+/// Renders one page in each of `formats`, in `OutputFormat.allCases` order. Pure: the same
+/// report gives the same bytes. A failed page still gets every file, with no text in it, so
+/// the set of files a batch writes does not depend on what could be read.
+public func renderPage(
+    _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks()
+) throws -> [RenderedFile] {
+    let source = links.sourceImage ?? report.source
+    return try OutputFormat.allCases.filter(formats.contains).map { format in
+        let bytes: [UInt8]
+        switch format {
+        case .html: bytes = Array(PageView(report: report, links: links).render().utf8)
+        case .json: bytes = try JSONOutput.encode(report)
+        case .hocr: bytes = Array(HOCRDocument(pages: [report], context: context, sourceImage: source).render().utf8)
+        case .alto: bytes = Array(ALTODocument(pages: [report], context: context, sourceImage: source).render().utf8)
+        case .tsv: bytes = Array(TSVDocument(report: report).render().utf8)
+        case .txt: bytes = Array((report.text.isEmpty ? "" : report.text + "\n").utf8)
+        }
+        return RenderedFile(format: format, bytes: bytes)
+    }
+}
+
+/// One hOCR and/or ALTO document holding every page of one input file, in page order. Other
+/// formats in `formats` are ignored: they have no multi-page form. `sourceImage` is the input
+/// file as the documents should name it; nil for the first report's `source`.
+public func renderCombined(
+    _ reports: [PageReport], formats: Set<OutputFormat>, context: ReportContext, sourceImage: String? = nil
+) -> [RenderedFile] {
+    guard let first = reports.first else { return [] }
+    let source = sourceImage ?? first.source
+    return OutputFormat.allCases.filter { formats.contains($0) && $0.combines }.map { format in
+        let text = format == .hocr
+            ? HOCRDocument(pages: reports, context: context, sourceImage: source).render()
+            : ALTODocument(pages: reports, context: context, sourceImage: source).render()
+        return RenderedFile(format: format, bytes: Array(text.utf8))
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GlossImaging
+import GlossPipeline
+import GlossReports
+import GlossTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A batch as archives run it: long, interrupted, killed, re-run.
+@Suite(.serialized)
+struct BatchTests {
+    /// Six copies of a text page, so a batch has something in flight when it is stopped.
+    static func copies(into folder: String, count: Int = 6) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return try (1...count).map { number in
+            let path = folder + "/page-\(number).png"
+            try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: path)
+            return path
+        }
+    }
+
+    static func manifest(_ folder: String) throws -> BatchManifest {
+        try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/gloss.json"))))
+    }
+
+    /// Waits until the running batch has finished at least `pages` pages (its journal says so).
+    static func waitForJournal(_ folder: String, pages: Int) throws {
+        for _ in 0..<600 {
+            let journal = (try? String(contentsOfFile: folder + "/gloss.journal", encoding: .utf8)) ?? ""
+            if journal.split(separator: "\n").count >= pages { return }
+            usleep(50_000)
+        }
+        Issue.record("the batch finished no page in 30 s")
+    }
+
+    @Test func aRerunSkipsFinishedPagesAndForceRedoesThem() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copies(into: scratch.path + "/in", count: 2)
+        let output = scratch.path + "/out"
+        let first = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--no-faces"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let json = output + "/" + (try Self.manifest(output).pages[0].outputs["json"]!)
+        let written = try FileManager.default.attributesOfItem(atPath: json)[.modificationDate] as? Date
+
+        let second = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--no-faces"])
+        #expect(second.status == 0)
+        #expect(!second.standardError.contains("gloss: ok "), "nothing is read again: \(second.standardError)")
+        #expect(try Self.manifest(output).pages.map(\.status) == [.ok, .ok])
+        #expect(try FileManager.default.attributesOfItem(atPath: json)[.modificationDate] as? Date == written)
+
+        let changedSettings = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--no-faces", "--psm", "6"])
+        #expect(changedSettings.standardError.components(separatedBy: "gloss: ok ").count == 3, "other settings, other results")
+        let forced = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--no-faces", "--psm", "6", "--force"])
+        #expect(forced.standardError.components(separatedBy: "gloss: ok ").count == 3)
+    }
+
+    @Test func aPageOverItsTimeIsTimedOutAndTheNextStillSucceeds() throws {
+        let scratch = try ScratchFolder()
+        // A big page (the text page tiled 4x4) takes seconds; one line of it, a fraction of one.
+        let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        var big = [UInt8](), line = [UInt8]()
+        for y in 0..<(page.height * 4) {
+            let row = page.pixels[(y % page.height) * page.width..<(y % page.height + 1) * page.width]
+            for _ in 0..<4 { big += row }
+        }
+        for y in 60..<130 { line += page.pixels[y * page.width..<(y + 1) * page.width] }
+        let bigPath = scratch.path + "/a-big.png", linePath = scratch.path + "/b-line.png"
+        try Data(try Raster(width: page.width * 4, height: page.height * 4, layout: .gray, pixels: big).pngData())
+            .write(to: URL(fileURLWithPath: bigPath))
+        try Data(try Raster(width: page.width, height: 70, layout: .gray, pixels: line).pngData())
+            .write(to: URL(fileURLWithPath: linePath))
+
+        let run = try Gloss.run(["annotate", bigPath, linePath, "-o", scratch.path + "/out", "--timeout", "0.5", "--jobs", "1",
+                                 "--no-faces"])
+        #expect(run.status == 1)
+        let pages = try Self.manifest(scratch.path + "/out").pages
+        #expect(pages.map(\.status) == [.timedOut, .ok], "\(run.standardError)")
+        #expect(pages[0].error?.contains("timed out after 0.5 s") == true)
+        #expect(pages[0].outputs.isEmpty, "a timed-out page writes nothing")
+        #expect(pages[1].words >= 3)
+        #expect(run.standardError.split(separator: "\n").filter { $0.contains("a-big.png") }.count == 1)
+    }
+
+    @Test func sigintStopsCleanlyAndARerunFinishesTheRest() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copies(into: scratch.path + "/in")
+        let output = scratch.path + "/out"
+        let process = try Gloss.start(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        try Self.waitForJournal(output, pages: 1)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let stopped = try Self.manifest(output).pages
+        let done = stopped.filter { $0.status == .ok }.count
+        #expect(done >= 1 && done < 6)
+        #expect(stopped.allSatisfy { $0.status == .ok || $0.status == .cancelled })
+
+        let rerun = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        #expect(rerun.status == 0)
+        #expect(try Self.manifest(output).pages.map(\.status) == Array(repeating: .ok, count: 6))
+        #expect(rerun.standardError.components(separatedBy: "gloss: ok ").count - 1 == 6 - done, "done pages are skipped")
+    }
+
+    @Test func afterKillNineARerunCompletesWithNoTruncatedFile() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copies(into: scratch.path + "/in")
+        let output = scratch.path + "/out"
+        let process = try Gloss.start(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        try Self.waitForJournal(output, pages: 2)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        let rerun = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        let pages = try Self.manifest(output).pages
+        #expect(pages.count == 6 && pages.allSatisfy { $0.status == .ok })
+        #expect(rerun.standardError.components(separatedBy: "gloss: ok ").count - 1 <= 4, "journalled pages are kept")
+        for path in try FileManager.default.subpathsOfDirectory(atPath: output) {
+            #expect(!path.contains(".tmp-"), "leftover \(path)")
+            if path.hasSuffix(".json") {
+                let data = try Data(contentsOf: URL(fileURLWithPath: output + "/" + path))
+                #expect((try? JSONSerialization.jsonObject(with: data)) != nil, "\(path) is not whole")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: output + "/gloss.journal"))
+    }
+}

@@ -1,0 +1,362 @@
+// Gloss page view: layers, tooltips, confidence, find, zoom and pan, text linked to boxes,
+// keyboard navigation. Plain script, no dependencies; reads everything from the page's markup.
+(function () {
+  "use strict";
+
+  var svg = document.getElementById("page-svg");
+  var viewer = document.getElementById("viewer");
+  var tip = document.getElementById("tip");
+  var findInput = document.getElementById("find");
+  var findCount = document.getElementById("find-count");
+  var slider = document.getElementById("min-confidence");
+  var sliderValue = document.getElementById("min-confidence-value");
+
+  // One record per word: its box, its span in the text panel, its text and confidence.
+  var words = [];
+  var rects = svg ? svg.querySelectorAll(".words .word") : [];
+  var spans = document.querySelectorAll("#page-text .w");
+  var spanByIndex = {};
+  Array.prototype.forEach.call(spans, function (span) { spanByIndex[span.getAttribute("data-i")] = span; });
+  Array.prototype.forEach.call(rects, function (rect) {
+    var index = rect.getAttribute("data-i");
+    var span = spanByIndex[index] || null;
+    var text = span ? span.textContent : "";
+    words.push({ rect: rect, span: span, text: text, key: fold(text), confidence: parseFloat(rect.getAttribute("data-c")) || 0 });
+  });
+
+  function fold(text) {
+    return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  }
+
+  function wordOf(element) {
+    if (!element || !element.getAttribute) return null;
+    var index = element.getAttribute("data-i");
+    return index === null ? null : words[Number(index)] || null;
+  }
+
+  // Layers ------------------------------------------------------------------------------
+  var layerBoxes = document.querySelectorAll("[data-layer]");
+  function applyLayer(box) {
+    if (svg) svg.classList.toggle("hide-" + box.getAttribute("data-layer"), !box.checked);
+  }
+  Array.prototype.forEach.call(layerBoxes, function (box) {
+    applyLayer(box);
+    box.addEventListener("change", function () { applyLayer(box); });
+  });
+  function toggleLayer(name) {
+    var box = document.querySelector('[data-layer="' + name + '"]');
+    if (!box) return;
+    box.checked = !box.checked;
+    applyLayer(box);
+  }
+
+  // Tooltip and linking -------------------------------------------------------------------
+  function showTip(element) {
+    var word = wordOf(element);
+    var label = word ? word.text : element.getAttribute("aria-label");
+    if (!label) return;
+    tip.textContent = label;
+    if (word) {
+      var confidence = document.createElement("span");
+      confidence.className = "c";
+      confidence.textContent = word.rect.getAttribute("data-c") + "%";
+      tip.appendChild(confidence);
+    }
+    tip.hidden = false;
+    var box = element.getBoundingClientRect();
+    var frame = viewer.getBoundingClientRect();
+    var left = box.left - frame.left + viewer.scrollLeft;
+    var top = box.bottom - frame.top + viewer.scrollTop + 6;
+    var maxLeft = viewer.scrollLeft + viewer.clientWidth - tip.offsetWidth - 4;
+    tip.style.left = Math.max(viewer.scrollLeft + 4, Math.min(left, maxLeft)) + "px";
+    tip.style.top = top + "px";
+  }
+  function hideTip() { tip.hidden = true; }
+
+  function link(word, on) {
+    word.rect.classList.toggle("linked", on);
+    if (word.span) word.span.classList.toggle("linked", on);
+  }
+
+  function tipTarget(element) {
+    if (!element || !element.closest) return null;
+    return element.closest(".word, .face");
+  }
+
+  if (svg) {
+    svg.addEventListener("pointerover", function (event) {
+      var target = tipTarget(event.target);
+      if (!target) return;
+      showTip(target);
+      var word = wordOf(target);
+      if (word) link(word, true);
+    });
+    svg.addEventListener("pointerout", function (event) {
+      var target = tipTarget(event.target);
+      if (!target) return;
+      if (document.activeElement !== target) hideTip();
+      var word = wordOf(target);
+      if (word) link(word, false);
+    });
+    svg.addEventListener("focusin", function (event) {
+      var target = tipTarget(event.target);
+      if (target) showTip(target);
+    });
+    svg.addEventListener("focusout", hideTip);
+    svg.addEventListener("click", function (event) {
+      var word = wordOf(event.target);
+      if (word && word.span && !moved) word.span.scrollIntoView({ block: "nearest" });
+    });
+    svg.addEventListener("keydown", function (event) {
+      var word = wordOf(event.target);
+      if (!word) return;
+      var step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      event.stopPropagation();
+      var next = words[Number(word.rect.getAttribute("data-i")) + step];
+      if (next) focusWord(next);
+    });
+  }
+
+  function focusWord(word) {
+    words.forEach(function (other) { other.rect.setAttribute("tabindex", "-1"); });
+    word.rect.setAttribute("tabindex", "0");
+    word.rect.focus({ preventScroll: true });
+    reveal(word);
+  }
+
+  var text = document.getElementById("page-text");
+  if (text) {
+    text.addEventListener("pointerover", function (event) {
+      var word = wordOf(event.target);
+      if (word) link(word, true);
+    });
+    text.addEventListener("pointerout", function (event) {
+      var word = wordOf(event.target);
+      if (word) link(word, false);
+    });
+    text.addEventListener("click", function (event) {
+      var word = wordOf(event.target);
+      var selection = window.getSelection();
+      if (word && (!selection || selection.isCollapsed)) focusWord(word);
+    });
+  }
+
+  // Selecting text in the panel marks the boxes of the selected words.
+  var selected = [];
+  document.addEventListener("selectionchange", function () {
+    selected.forEach(function (word) { link(word, false); });
+    selected = [];
+    var selection = window.getSelection();
+    if (!selection || selection.isCollapsed || !text || !text.contains(selection.anchorNode)) return;
+    words.forEach(function (word) {
+      if (word.span && selection.containsNode(word.span, true)) {
+        link(word, true);
+        selected.push(word);
+      }
+    });
+  });
+
+  // Confidence ----------------------------------------------------------------------------
+  function applyConfidence() {
+    var threshold = Number(slider.value);
+    sliderValue.textContent = String(threshold);
+    words.forEach(function (word) {
+      var dim = word.confidence < threshold;
+      word.rect.classList.toggle("dim", dim);
+      if (word.span) word.span.classList.toggle("dim", dim);
+    });
+  }
+  if (slider) slider.addEventListener("input", applyConfidence);
+
+  // Find ----------------------------------------------------------------------------------
+  var hits = [];
+  var current = -1;
+
+  function find(query) {
+    hits.forEach(function (word) { mark(word, false, false); });
+    hits = [];
+    current = -1;
+    var terms = fold(query).split(/\s+/).filter(Boolean);
+    if (terms.length) {
+      hits = words.filter(function (word) {
+        return terms.some(function (term) { return word.key.indexOf(term) >= 0; });
+      });
+    }
+    hits.forEach(function (word) { mark(word, true, false); });
+    if (hits.length) step(1); else showCount(terms.length > 0);
+  }
+
+  function mark(word, hit, isCurrent) {
+    word.rect.classList.toggle("hit", hit);
+    word.rect.classList.toggle("current", isCurrent);
+    if (word.span) {
+      word.span.classList.toggle("hit", hit);
+      word.span.classList.toggle("current", isCurrent);
+    }
+  }
+
+  function step(direction) {
+    if (!hits.length) return;
+    if (current >= 0) mark(hits[current], true, false);
+    current = (current + direction + hits.length) % hits.length;
+    mark(hits[current], true, true);
+    reveal(hits[current]);
+    showCount(true);
+  }
+
+  function showCount(searching) {
+    findCount.textContent = !searching ? "" : hits.length ? (current + 1) + " of " + hits.length : "no matches";
+  }
+
+  // Scrolls the viewer so a word is in sight, and its text too.
+  function reveal(word) {
+    var box = word.rect.getBoundingClientRect();
+    var frame = viewer.getBoundingClientRect();
+    var margin = 40;
+    if (box.left < frame.left + margin || box.right > frame.right - margin) {
+      viewer.scrollLeft += box.left - frame.left - frame.width / 2 + box.width / 2;
+    }
+    if (box.top < frame.top + margin || box.bottom > frame.bottom - margin) {
+      viewer.scrollTop += box.top - frame.top - frame.height / 2 + box.height / 2;
+    }
+    if (word.span) word.span.scrollIntoView({ block: "nearest" });
+  }
+
+  if (findInput) {
+    findInput.addEventListener("input", function () { find(findInput.value); });
+    findInput.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        step(event.shiftKey ? -1 : 1);
+      } else if (event.key === "Escape") {
+        findInput.value = "";
+        find("");
+        findInput.blur();
+      }
+    });
+    findInput.form.addEventListener("submit", function (event) { event.preventDefault(); });
+    document.getElementById("find-next").addEventListener("click", function () { step(1); });
+    document.getElementById("find-prev").addEventListener("click", function () { step(-1); });
+  }
+
+  // Zoom and pan --------------------------------------------------------------------------
+  var zoom = 1;
+  function setZoom(value, anchorX, anchorY) {
+    if (!svg) return;
+    var next = Math.min(8, Math.max(0.25, value));
+    var frame = viewer.getBoundingClientRect();
+    var x = anchorX === undefined ? frame.width / 2 : anchorX - frame.left;
+    var y = anchorY === undefined ? frame.height / 2 : anchorY - frame.top;
+    var ratio = next / zoom;
+    var left = (viewer.scrollLeft + x) * ratio - x;
+    var top = (viewer.scrollTop + y) * ratio - y;
+    zoom = next;
+    svg.style.width = (zoom * 100) + "%";
+    viewer.scrollLeft = left;
+    viewer.scrollTop = top;
+    hideTip();
+  }
+  function byId(id, handler) {
+    var element = document.getElementById(id);
+    if (element) element.addEventListener("click", handler);
+  }
+  byId("zoom-in", function () { setZoom(zoom * 1.25); });
+  byId("zoom-out", function () { setZoom(zoom / 1.25); });
+  byId("zoom-fit", function () { setZoom(1); });
+
+  viewer.addEventListener("wheel", function (event) {
+    if (!event.ctrlKey) return;
+    event.preventDefault();
+    setZoom(zoom * (event.deltaY < 0 ? 1.1 : 1 / 1.1), event.clientX, event.clientY);
+  }, { passive: false });
+
+  var drag = null;
+  var moved = false;
+  viewer.addEventListener("pointerdown", function (event) {
+    if (event.button !== 0 || event.pointerType === "touch") return;
+    drag = { x: event.clientX, y: event.clientY, left: viewer.scrollLeft, top: viewer.scrollTop, id: event.pointerId };
+    moved = false;
+  });
+  viewer.addEventListener("pointermove", function (event) {
+    if (!drag) return;
+    var dx = event.clientX - drag.x;
+    var dy = event.clientY - drag.y;
+    if (!moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+    if (!moved) {
+      moved = true;
+      viewer.classList.add("panning");
+      viewer.setPointerCapture(drag.id);
+      hideTip();
+    }
+    viewer.scrollLeft = drag.left - dx;
+    viewer.scrollTop = drag.top - dy;
+  });
+  function endDrag() {
+    drag = null;
+    viewer.classList.remove("panning");
+  }
+  viewer.addEventListener("pointerup", endDrag);
+  viewer.addEventListener("pointercancel", endDrag);
+
+  // Previous and next page, from the batch's page order (data/pages.js) --------------------
+  var pages = window.glossPages || [];
+  var home = document.querySelector(".pager .home");
+  var here = decodeURIComponent(location.pathname.split("/").pop());
+  var position = -1;
+  pages.forEach(function (page, index) {
+    if (page[0].split("/").pop() === here) position = index;
+  });
+  function pageLink(selector, page) {
+    var anchor = document.querySelector(selector);
+    if (!anchor || !page || !home) return null;
+    anchor.href = new URL(page[0], home.href).href;
+    anchor.title = page[1];
+    anchor.hidden = false;
+    return anchor;
+  }
+  var previousLink = position > 0 ? pageLink(".pager .prev", pages[position - 1]) : null;
+  var nextLink = position >= 0 ? pageLink(".pager .next", pages[position + 1]) : null;
+
+  function go(anchor) {
+    if (!anchor) return;
+    var query = findInput && findInput.value.trim();
+    location.href = anchor.href + (query ? "#q=" + encodeURIComponent(query) : "");
+  }
+
+  // Keyboard ------------------------------------------------------------------------------
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    var target = event.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable)) return;
+    var handled = true;
+    switch (event.key) {
+      case "ArrowLeft": go(previousLink); break;
+      case "ArrowRight": go(nextLink); break;
+      case "/": findInput.focus(); findInput.select(); break;
+      case "n": step(1); break;
+      case "N": step(-1); break;
+      case "+": case "=": setZoom(zoom * 1.25); break;
+      case "-": setZoom(zoom / 1.25); break;
+      case "0": setZoom(1); break;
+      case "w": toggleLayer("words"); break;
+      case "l": toggleLayer("lines"); break;
+      case "b": toggleLayer("blocks"); break;
+      case "f": toggleLayer("faces"); break;
+      default: handled = false;
+    }
+    if (handled) event.preventDefault();
+  });
+
+  // A search handed over by the index: #q=words
+  var match = /^#q=(.*)$/.exec(location.hash);
+  if (match && findInput) {
+    try {
+      findInput.value = decodeURIComponent(match[1]);
+    } catch (error) {
+      findInput.value = "";
+    }
+    find(findInput.value);
+  }
+})();
