@@ -214,8 +214,10 @@ public struct StageTimings: Codable, Sendable, Equatable {
 
     public subscript(name: String) -> Double? { stages.first { $0.name == name }?.milliseconds }
 
+    /// Equal when every stage took the same time; the order is not part of it (JSON objects,
+    /// which the timings are stored as, have none).
     public static func == (a: StageTimings, b: StageTimings) -> Bool {
-        a.stages.elementsEqual(b.stages) { $0.name == $1.name && $0.milliseconds == $1.milliseconds }
+        a.stages.count == b.stages.count && a.stages.allSatisfy { stage in b[stage.name] == stage.milliseconds }
     }
 
     private struct Key: CodingKey {
