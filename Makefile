@@ -15,7 +15,7 @@ APT_PACKAGES = \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test test-all bench fixtures install uninstall clean
+.PHONY: setup build test bench bench-faces fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -35,6 +35,10 @@ test:
 
 bench: build
 	bench/ocr.sh
+
+bench-faces:
+	$(SWIFT) build -c release --product FaceBench
+	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
 
 fixtures:
 	/usr/bin/python3 fixtures/make-fixtures.py

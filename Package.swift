@@ -68,8 +68,16 @@ let package = Package(
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
 
+        // Benchmark drivers (`make bench-faces`): not part of the products.
+        .executableTarget(
+            name: "FaceBench", dependencies: ["GlossFaceDetection", "GlossImaging", "GlossGeometry"],
+            path: "bench/faces/FaceBench", swiftSettings: swiftSettings
+        ),
+
         // Tests mirror the modules; Support holds the fixture loaders they share.
-        .target(name: "GlossTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
+        .target(
+            name: "GlossTestSupport", path: "Tests/Support", exclude: ["http_test_server.py"], swiftSettings: swiftSettings
+        ),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
         .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

@@ -25,13 +25,17 @@ public struct Annotator: Sendable {
     public var pageTimeout: Duration?
     /// Recompute pages an earlier run already finished.
     public var force: Bool
+    /// Pixels decoded at once across all workers; a page waits for room before it is decoded.
+    /// The default, 300 megapixels, keeps a batch of 600 ppi colour scans within a few GiB.
+    public var pixelsInFlight: Int
 
     public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                pageTimeout: Duration? = nil, force: Bool = false) {
+                pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000) {
         self.settings = settings
         self.jobs = max(1, jobs)
         self.pageTimeout = pageTimeout
         self.force = force
+        self.pixelsInFlight = pixelsInFlight
     }
 
     /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`,
@@ -54,11 +58,13 @@ public struct Annotator: Sendable {
         let workers = try await startWorkers(count: min(jobs, max(1, files.count)))
 
         let queue = FileQueue(count: files.count)
+        let budget = PixelBudget(limit: pixelsInFlight)
         await withTaskGroup(of: Void.self) { group in
             for worker in workers {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
-                        let entries = await annotate(files[index], with: worker, into: layout, earlier: earlier, recorder: recorder)
+                        let entries = await annotate(files[index], with: worker, into: layout, earlier: earlier, recorder: recorder,
+                                                     budget: budget)
                         await recorder.finish(file: index, entries: entries)
                     }
                 }
@@ -100,7 +106,8 @@ public struct Annotator: Sendable {
 
     /// Every page of one file: skipped when an earlier run finished it, else run through the graph.
     private func annotate(
-        _ path: String, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, recorder: BatchRecorder
+        _ path: String, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, recorder: BatchRecorder,
+        budget: PixelBudget
     ) async -> [ManifestEntry] {
         let graph = PageGraph(worker: worker, settings: settings, layout: layout)
         let file: ImageFile
@@ -126,8 +133,10 @@ public struct Annotator: Sendable {
                 reports += done.outputs["json"].flatMap { try? readReport(layout.folder + "/" + $0) }.map { [$0] } ?? []
                 continue
             }
+            let pixels = await budget.acquire(file.storedSize.pixelCount)
             await recorder.start(key)
             let outcome = await withPageTimeout { await graph.process(page: index, of: file, id: id) }
+            await budget.release(pixels)
             var entry = outcome.entry!
             entry.inputHash = inputHash
             entry.settingsHash = settings.fingerprint

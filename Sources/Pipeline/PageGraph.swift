@@ -40,6 +40,7 @@ struct PageGraph: Sendable {
                                            text: try await text, faces: try await faces)
             var report = try await step(clock, ConvertStage(), input, file, index)
             report.timings = clock.recorded
+            report.timeline = clock.timeline
             guard let layout else { return Outcome(report: report, entry: nil) }
             try Task.checkCancellation()
             let entry = try await step(clock, RenderStage(lane: worker.image, layout: layout, settings: settings),

@@ -161,18 +161,29 @@ struct PageFiles {
 
 /// Wall time per stage for one page, recorded from both branches at once.
 final class StageClock: Sendable {
-    private let state = Mutex((timings: StageTimings(), current: Stage?.none))
+    private let pageStart = ContinuousClock.now
+    private let state = Mutex((timings: StageTimings(), timeline: [StageSpan](), current: Stage?.none))
 
     func time<S: PageStage>(_ stage: S, _ input: S.Input) async throws -> S.Output {
-        let clock = ContinuousClock(), start = clock.now
+        let start = ContinuousClock.now
         state.withLock { $0.current = S.stage }
         let output = try await stage.run(input)
-        let elapsed = clock.now - start
-        state.withLock { $0.timings.record(S.stage.rawValue, elapsed) }
+        let end = ContinuousClock.now
+        state.withLock {
+            $0.timings.record(S.stage.rawValue, end - start)
+            $0.timeline.append(StageSpan(stage: S.stage.rawValue, start: Self.milliseconds(start - pageStart),
+                                         end: Self.milliseconds(end - pageStart)))
+        }
         return output
     }
 
+    private static func milliseconds(_ duration: Duration) -> Double {
+        let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return (value * 10).rounded() / 10
+    }
+
     var recorded: StageTimings { state.withLock { $0.timings } }
+    var timeline: [StageSpan] { state.withLock { $0.timeline } }
     /// The stage most recently started: where a cancelled page was stopped.
     var current: Stage? { state.withLock { $0.current } }
 }

@@ -102,6 +102,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var faces: [FaceReport]
     /// Wall time of each stage in milliseconds, in the order the stages ran.
     public var timings: StageTimings
+    /// When each stage started and ended, in milliseconds from the page's start: shows which
+    /// stages overlapped (text and faces run at once). Empty for pages from older reports.
+    public var timeline: [StageSpan] = []
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
@@ -162,6 +165,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
+        case timeline
     }
 
     public init(from decoder: any Decoder) throws {
@@ -179,6 +183,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         blocks = try container.decodeIfPresent([Block].self, forKey: .blocks) ?? []
         faces = try container.decode([FaceReport].self, forKey: .faces)
         timings = try container.decode(StageTimings.self, forKey: .timings)
+        timeline = try container.decodeIfPresent([StageSpan].self, forKey: .timeline) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -197,6 +202,20 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encode(blocks, forKey: .blocks)
         try container.encode(faces, forKey: .faces)
         try container.encode(timings, forKey: .timings)
+        try container.encode(timeline, forKey: .timeline)
+    }
+}
+
+/// One stage's place in time, in milliseconds from the start of its page.
+public struct StageSpan: Codable, Sendable, Equatable {
+    public var stage: String
+    public var start: Double
+    public var end: Double
+
+    public init(stage: String, start: Double, end: Double) {
+        self.stage = stage
+        self.start = start
+        self.end = end
     }
 }
 

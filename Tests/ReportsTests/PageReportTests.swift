@@ -43,7 +43,7 @@ struct PageReportTests {
         let bytes = try JSONOutput.encode(Self.report())
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(Set(object.keys) == ["source", "pageIndex", "width", "height", "status", "error", "text",
-                                     "words", "lines", "paragraphs", "blocks", "faces", "timings"])
+                                     "words", "lines", "paragraphs", "blocks", "faces", "timings", "timeline"])
         #expect(object["error"] is NSNull)
         #expect(object["status"] as? String == "ok")
         let word = try #require((object["words"] as? [[String: Any]])?.first)

@@ -1,0 +1,84 @@
+import Foundation
+import GlossImaging
+@testable import GlossPipeline
+import GlossReports
+import GlossTestSupport
+import Synchronization
+import Testing
+
+struct PixelBudgetTests {
+    @Test func aPageWaitsForRoomAndGetsItWhenAnotherFinishes() async throws {
+        let budget = PixelBudget(limit: 100)
+        let first = await budget.acquire(60)
+        let events = Mutex<[String]>([])
+        let second = Task {
+            let share = await budget.acquire(60)
+            events.withLock { $0.append("second decoded") }
+            return share
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        events.withLock { $0.append("first released") }
+        await budget.release(first)
+        await budget.release(await second.value)
+        #expect(events.withLock { $0 } == ["first released", "second decoded"])
+    }
+
+    @Test func aPageLargerThanTheBudgetRunsAlone() async {
+        let budget = PixelBudget(limit: 100)
+        let share = await budget.acquire(10_000)
+        #expect(share == 100)
+        await budget.release(share)
+        #expect(await budget.acquire(100) == 100)
+    }
+}
+
+/// The blocking call with a timeout, for callers that are not async, is the async path behind a wait.
+@Suite(.serialized)
+struct SynchronousReadTests {
+    /// Runs `body` on a thread of its own, as a non-async caller would, and awaits its result.
+    func onPlainThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    @Test func readsAPageWithinItsTime() async throws {
+        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let report = try await onPlainThread {
+            try annotator.readSynchronously(file: Fixtures.path("text/sans.png"), timeout: .seconds(60))
+        }
+        #expect(report.status == .ok && report.words.count == 46)
+    }
+
+    @Test func givesUpAfterItsTimeAndSaysSo() async throws {
+        let scratch = try ScratchFolder()
+        let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        var tiled = [UInt8]()
+        for y in 0..<(page.height * 4) {
+            for _ in 0..<4 { tiled += page.pixels[(y % page.height) * page.width..<(y % page.height + 1) * page.width] }
+        }
+        let path = scratch.path + "/big.png"
+        try Data(try Raster(width: page.width * 4, height: page.height * 4, layout: .gray, pixels: tiled).pngData())
+            .write(to: URL(fileURLWithPath: path))
+        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let started = ContinuousClock.now
+        await #expect(throws: PageTimeoutError.self) {
+            _ = try await onPlainThread { try annotator.readSynchronously(file: path, timeout: .milliseconds(300)) }
+        }
+        // It returns once the page has stopped: Tesseract checks its cancel flag after layout analysis.
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
+
+struct StageGraphTests {
+    @Test func textAndFacesRunAtTheSameTime() async throws {
+        let report = try await Annotator(jobs: 1).read(file: Fixtures.path("faces/astronaut.png"))
+        #expect(report.status == .ok && report.faces.count == 1)
+        let ocr = try #require(report.timeline.first { $0.stage == "ocr" })
+        let faces = try #require(report.timeline.first { $0.stage == "faces" })
+        let decode = try #require(report.timeline.first { $0.stage == "decode" })
+        #expect(ocr.start < faces.end && faces.start < ocr.end, "the branches overlap: \(report.timeline)")
+        #expect(decode.end <= ocr.start && decode.end <= faces.start, "both branches wait for the decoded page")
+        #expect(Set(report.timings.stages.map(\.name)) == ["decode", "downsample", "ocr", "faces", "convert"])
+    }
+}
