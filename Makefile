@@ -29,12 +29,13 @@ build:
 BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 
 test:
-	$(SWIFT) build -c release --build-tests $(STRICT)
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing $(STRICT)
 	$(SWIFT) test -c release --skip-build
 	/usr/bin/python3 tests-browser/test_viewer.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 
 bench: build
 	bench/ocr.sh
+	bench/pipeline.sh
 
 bench-faces:
 	$(SWIFT) build -c release --product FaceBench

@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gloss="$(swift build -c release --show-bin-path)/gloss"
 page="$work/a4.png"
-/usr/bin/python3 bench/make-a4-page.py "$page"
+/usr/bin/python3 bench/make-page.py "$page"
 
 # measure NAME COMMAND...: runs the command $runs times, records "wall user sys maxrss_kb".
 measure() {

@@ -39,6 +39,15 @@ struct ParsedArguments {
         return number
     }
 
+    /// A positive number of seconds, as a duration.
+    func seconds(_ long: String) throws -> Duration? {
+        guard let text = value(long) else { return nil }
+        guard let seconds = Double(text), seconds > 0, seconds < 1e6 else {
+            throw UsageError("--\(long) takes a number of seconds, not '\(text)'")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
     /// Sorts `words` by `options`: `--name value`, `--name=value`, `-n value`, flags, and
     /// operands; `--` ends the options.
     init(_ words: ArraySlice<String>, options: [OptionSpec]) throws {

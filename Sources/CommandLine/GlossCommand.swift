@@ -81,6 +81,8 @@ public enum GlossCommand {
         .option("format", short: "f", value: "LIST",
                 "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json)"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
+        .option("input-list", value: "FILE", "read more inputs from FILE, one path or URL per line ('-' for stdin)"),
+        .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long (default: 60)"),
         .flag("force", "recompute pages an earlier run into DIR already finished"),
         .flag("quiet", short: "q", "print only errors"),
     ] + recognitionOptions
@@ -98,24 +100,22 @@ public enum GlossCommand {
             return 0
         }
         guard let output = arguments.value("output") else { throw UsageError("annotate needs -o DIR") }
-        guard !arguments.operands.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
+        var inputs = arguments.operands
+        if let list = arguments.value("input-list") { inputs += try readInputList(list) }
+        guard !inputs.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
         let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = try settings(from: arguments)
         settings.detectFaces = !arguments.has("no-faces")
         if let list = arguments.value("format") {
             do { settings.formats = try OutputFormat.parseList(list) } catch { throw UsageError("--format: \(error)") }
         }
-        var timeout: Duration?
-        if let text = arguments.value("timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds < 1e6 else {
-                throw UsageError("--timeout takes a number of seconds, not '\(text)'")
-            }
-            timeout = .milliseconds(Int64(seconds * 1000))
-        }
-        let annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: timeout, force: arguments.has("force"))
+        var fetching = RemoteFetchOptions()
+        if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
+        let annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
+                                  force: arguments.has("force"), fetching: fetching)
 
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
-        let batch = Task { try await annotator.annotate(arguments.operands, into: output, events: continuation) }
+        let batch = Task { try await annotator.annotate(inputs, into: output, events: continuation) }
         let interruption = Interruption { batch.cancel() }
         let progress = ProgressDisplay(quiet: arguments.has("quiet"))
         for await event in events { progress.show(event) }
@@ -129,6 +129,15 @@ public enum GlossCommand {
             printError("gloss: \(manifest.pages.count) pages, \(manifest.failedCount) not read; report: \(output)/index.html")
         }
         return manifest.failedCount == 0 ? 0 : 1
+    }
+
+    /// The paths and URLs of an input list, one per line; blank lines and `#` comments are skipped.
+    static func readInputList(_ path: String) throws -> [String] {
+        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path)
+        guard let data else { throw UsageError("--input-list: cannot read '\(path)'") }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
     // MARK: ocr, faces

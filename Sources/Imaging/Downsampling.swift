@@ -21,69 +21,106 @@ extension Raster {
         let columns = AreaWeights(from: width, to: targetWidth)
         let rows = AreaWeights(from: height, to: targetHeight)
         let c = channels
+        let rowLength = targetWidth * c
 
-        // Horizontal pass into floats, then vertical pass into bytes.
-        var wide = [Float](repeating: 0, count: targetWidth * height * c)
+        // Horizontal pass into one float row per input row, then each output row is the
+        // weighted sum of the float rows it covers. Both loops run over raw buffers.
+        var wide = [Float](repeating: 0, count: rowLength * height)
         pixels.withUnsafeBufferPointer { source in
             wide.withUnsafeMutableBufferPointer { target in
-                for y in 0..<height {
-                    let sourceRow = y * width * c, targetRow = y * targetWidth * c
-                    for ox in 0..<targetWidth {
-                        for tap in columns.taps(of: ox) {
-                            let from = sourceRow + tap.index * c, to = targetRow + ox * c
-                            for k in 0..<c { target[to + k] += Float(source[from + k]) * tap.weight }
+                columns.withTables { start, count, offset, weight in
+                    for y in 0..<height {
+                        let input = source.baseAddress! + y * width * c
+                        let output = target.baseAddress! + y * rowLength
+                        for ox in 0..<targetWidth {
+                            var at = input + start[ox] * c
+                            var w = weight + offset[ox]
+                            // One pass over the taps for all channels of the pixel.
+                            var r: Float = 0, g: Float = 0, b: Float = 0
+                            for _ in 0..<count[ox] {
+                                let share = w.pointee
+                                r += Float(at[0]) * share
+                                if c == 3 {
+                                    g += Float(at[1]) * share
+                                    b += Float(at[2]) * share
+                                }
+                                at += c
+                                w += 1
+                            }
+                            output[ox * c] = r
+                            if c == 3 {
+                                output[ox * c + 1] = g
+                                output[ox * c + 2] = b
+                            }
                         }
                     }
                 }
             }
         }
-        var output = [UInt8](repeating: 0, count: targetWidth * targetHeight * c)
-        let rowLength = targetWidth * c
+        var result = [UInt8](repeating: 0, count: rowLength * targetHeight)
+        var accumulator = [Float](repeating: 0, count: rowLength)
         wide.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                var accumulator = [Float](repeating: 0, count: rowLength)
-                for oy in 0..<targetHeight {
-                    for i in 0..<rowLength { accumulator[i] = 0 }
-                    for tap in rows.taps(of: oy) {
-                        let from = tap.index * rowLength
-                        for i in 0..<rowLength { accumulator[i] += source[from + i] * tap.weight }
-                    }
-                    let to = oy * rowLength
-                    for i in 0..<rowLength {
-                        target[to + i] = UInt8(Swift.min(255, Swift.max(0, accumulator[i].rounded())))
+            result.withUnsafeMutableBufferPointer { target in
+                accumulator.withUnsafeMutableBufferPointer { sum in
+                    rows.withTables { start, count, offset, weight in
+                        for oy in 0..<targetHeight {
+                            let sums = sum.baseAddress!
+                            sums.update(repeating: 0, count: rowLength)
+                            var w = weight + offset[oy]
+                            for y in start[oy]..<(start[oy] + count[oy]) {
+                                let row = source.baseAddress! + y * rowLength, factor = w.pointee
+                                for i in 0..<rowLength { sums[i] += row[i] * factor }
+                                w += 1
+                            }
+                            let output = target.baseAddress! + oy * rowLength
+                            for i in 0..<rowLength { output[i] = UInt8(Swift.min(255, Swift.max(0, sums[i] + 0.5))) }
+                        }
                     }
                 }
             }
         }
-        return Raster(width: targetWidth, height: targetHeight, layout: layout, pixels: output)
+        return Raster(width: targetWidth, height: targetHeight, layout: layout, pixels: result)
     }
 }
 
-/// For each output index along one axis, the input indices it covers and their share of it.
+/// For each output index along one axis: the first input index it covers, how many it covers,
+/// and their shares of it, stored flat.
 private struct AreaWeights {
-    struct Tap {
-        var index: Int
-        var weight: Float
-    }
-
-    private var taps: [Tap] = []
-    private var starts: [Int] = [0]
+    private var starts: [Int] = []
+    private var counts: [Int] = []
+    private var offsets: [Int] = []
+    private var weights: [Float] = []
 
     init(from inputCount: Int, to outputCount: Int) {
         let ratio = Double(inputCount) / Double(outputCount)
         for o in 0..<outputCount {
             let begin = Double(o) * ratio, end = Swift.min(Double(inputCount), Double(o + 1) * ratio)
-            var i = Int(begin)
+            let first = Int(begin)
+            var taps = 0
+            offsets.append(weights.count)
+            var i = first
             while Double(i) < end && i < inputCount {
                 let covered = Swift.min(end, Double(i + 1)) - Swift.max(begin, Double(i))
-                if covered > 1e-9 { taps.append(Tap(index: i, weight: Float(covered / ratio))) }
+                weights.append(Float(Swift.max(0, covered) / ratio))
+                taps += 1
                 i += 1
             }
-            starts.append(taps.count)
+            starts.append(first)
+            counts.append(taps)
         }
     }
 
-    func taps(of output: Int) -> ArraySlice<Tap> {
-        taps[starts[output]..<starts[output + 1]]
+    /// The tables as raw pointers, for the inner loops: first input, tap count, offset of the
+    /// first weight, and the weights.
+    func withTables<R>(
+        _ body: (UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Float>) -> R
+    ) -> R {
+        starts.withUnsafeBufferPointer { s in
+            counts.withUnsafeBufferPointer { n in
+                offsets.withUnsafeBufferPointer { o in
+                    weights.withUnsafeBufferPointer { w in body(s.baseAddress!, n.baseAddress!, o.baseAddress!, w.baseAddress!) }
+                }
+            }
+        }
     }
 }

@@ -28,14 +28,18 @@ public struct Annotator: Sendable {
     /// Pixels decoded at once across all workers; a page waits for room before it is decoded.
     /// The default, 300 megapixels, keeps a batch of 600 ppi colour scans within a few GiB.
     public var pixelsInFlight: Int
+    /// How `http://` and `https://` inputs are downloaded: timeouts, retries, size cap.
+    public var fetching: RemoteFetchOptions
 
     public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000) {
+                pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000,
+                fetching: RemoteFetchOptions = RemoteFetchOptions()) {
         self.settings = settings
         self.jobs = max(1, jobs)
         self.pageTimeout = pageTimeout
         self.force = force
         self.pixelsInFlight = pixelsInFlight
+        self.fetching = fetching
     }
 
     /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`,
@@ -162,14 +166,27 @@ public struct Annotator: Sendable {
         try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
+    /// Reads a local file, or downloads a remote one, and parses its header on the worker's
+    /// image lane. The download is the graph's first stage for a URL; it does not block a lane.
     private func open(_ path: String, on worker: Worker) async -> Result<ImageFile, PageError> {
+        var stage = Stage.read
         do {
-            return .success(try await worker.image.run { [pixelLimit = settings.pixelLimit] _ in
-                try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
+            var bytes: [UInt8]?
+            if RemoteFetcher.isRemote(path) {
+                stage = .fetch
+                guard let url = URL(string: path) else {
+                    throw FetchError(url: URL(fileURLWithPath: "/"), cause: .unsupportedURL, attempts: 0)
+                }
+                bytes = try await RemoteFetcher(options: fetching).fetch(url)
+                stage = .read
+            }
+            return .success(try await worker.image.run { [pixelLimit = settings.pixelLimit, bytes] _ in
+                if let bytes { return try ImageFile(bytes: bytes, path: path, pixelLimit: pixelLimit) }
+                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
             })
         } catch {
-            let cause = (error as? ImagingError)?.reasonText ?? String(describing: error)
-            return .failure(PageError(file: path, pageIndex: 0, stage: .read, cause: cause))
+            let cause = (error as? ImagingError)?.reasonText ?? (error as? FetchError)?.reasonText ?? String(describing: error)
+            return .failure(PageError(file: path, pageIndex: 0, stage: stage, cause: cause))
         }
     }
 

@@ -3,7 +3,8 @@ import Foundation
 /// Turns the paths a user names into the list of image files to read.
 ///
 /// Files named explicitly are always tried (a wrong one is reported, not skipped); folders are
-/// walked recursively for files with an image extension. The order is stable: as given, and
+/// walked recursively for files with an image extension; `http://` and `https://` URLs are kept
+/// as they are, for the fetch stage. The order is stable: as given, and
 /// sorted within a folder, so page numbers and reports do not change between runs.
 public enum InputCollector {
     public static let imageExtensions: Set<String> = [
@@ -18,6 +19,10 @@ public enum InputCollector {
             if seen.insert(key).inserted { files.append(path) }
         }
         for path in paths {
+            if RemoteFetcher.isRemote(path) {
+                if seen.insert(path).inserted { files.append(path) }
+                continue
+            }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 for file in imagesBelow(path) { add(file) }

@@ -7,7 +7,7 @@ import Synchronization
 
 /// The stages a page goes through, named in timings and errors.
 public enum Stage: String, Sendable, Codable {
-    case read, decode, downsample, ocr, faces, convert, render
+    case fetch, read, decode, downsample, ocr, faces, convert, render
 }
 
 /// One step of the page graph: named, so the graph can time it and say where a page failed.
@@ -145,7 +145,7 @@ struct PageFiles {
         var imageName: String?
         if let display, settings.formats.contains(.html) {
             imageName = id + ".png"
-            try AtomicFile.write(try display.pngData(), to: layout.pagesFolder + "/" + imageName!)
+            try AtomicFile.write(try display.pngData(fast: true), to: layout.pagesFolder + "/" + imageName!)
             entry.outputs["image"] = "pages/" + imageName!
         }
         let files = try renderPage(report, formats: settings.formats, context: settings.reportContext,

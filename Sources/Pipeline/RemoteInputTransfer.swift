@@ -1,0 +1,185 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request: its own session, fed through the delegate callbacks, finished exactly once by
+/// whichever comes first of the body's end, an error, the size limit, a timer or cancellation.
+///
+/// The caller's side never waits for URLSession. On Linux, `cancel()` and even starting a new
+/// session can block for as long as another transfer keeps a socket busy (a server streaming at
+/// full speed, which `cancel()` cannot interrupt), so every URLSession call runs on `control`, a
+/// private serial queue with a thread of its own, and finishing resumes the caller first. Swift's
+/// cooperative pool, two threads here, is never held by the network.
+final class RemoteTransfer: NSObject, URLSessionDataDelegate, Sendable {
+    /// Why an attempt ended without a body.
+    struct Failure: Error {
+        var cause: FetchError.Cause
+    }
+
+    private struct State {
+        var continuation: CheckedContinuation<[UInt8], any Error>?
+        var task: URLSessionDataTask?
+        var timers: [Task<Void, Never>] = []
+        var body: [UInt8] = []
+        var responded = false
+        /// Set once; a result that arrives before the request starts waits here.
+        var finished: Result<[UInt8], any Error>?
+    }
+
+    private let url: URL
+    private let limit: Int
+    private let state = Mutex(State())
+    private let control = DispatchQueue(label: "gloss.fetch.control")
+    /// Under the delegate's operation queue, which holds it unowned.
+    private let callbacks = DispatchQueue(label: "gloss.fetch.callbacks")
+
+    init(url: URL, limit: Int) {
+        self.url = url
+        self.limit = limit
+    }
+
+    func run(
+        connectTimeout: Duration, deadline: ContinuousClock.Instant, totalTimeout: Duration
+    ) async throws -> [UInt8] {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let timers = [
+                    Task { [weak self] in
+                        guard (try? await Task.sleep(for: connectTimeout)) != nil else { return }
+                        self?.connectTimerFired(after: connectTimeout)
+                    },
+                    Task { [weak self] in
+                        guard (try? await Task.sleep(until: deadline)) != nil else { return }
+                        self?.finish(.failure(Failure(cause: .timedOut(after: totalTimeout))))
+                    },
+                ]
+                let early = state.withLock { state -> Result<[UInt8], any Error>? in
+                    if let finished = state.finished { return finished }
+                    state.continuation = continuation
+                    state.timers = timers
+                    return nil
+                }
+                if let early {
+                    for timer in timers { timer.cancel() }
+                    continuation.resume(with: early)
+                    return
+                }
+                control.async { self.open(remaining: deadline - .now) }
+            }
+        } onCancel: {
+            finish(.failure(CancellationError()))
+        }
+    }
+
+    /// Starts the request, on `control`.
+    private func open(remaining: Duration) {
+        // Corelibs' own timeout is an idle timer cut to whole seconds (0.5 s would fire at once)
+        // and its resource timeout is not enforced; the timers in `run` do the work, this is a backstop.
+        let backstop = (remaining.secondsValue + 1).rounded(.up)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        configuration.timeoutIntervalForRequest = backstop
+        configuration.timeoutIntervalForResource = backstop
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: backstop)
+        request.setValue("Gloss", forHTTPHeaderField: "User-Agent")
+
+        let delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        delegateQueue.underlyingQueue = callbacks
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: delegateQueue)
+        let task = session.dataTask(with: request)
+        let wanted = state.withLock { state in
+            guard state.finished == nil else { return false }
+            state.task = task
+            return true
+        }
+        if wanted {
+            task.resume()
+            session.finishTasksAndInvalidate()
+        } else {
+            session.invalidateAndCancel()
+        }
+    }
+
+    private func connectTimerFired(after timeout: Duration) {
+        guard !state.withLock({ $0.responded }) else { return }
+        finish(.failure(Failure(cause: .connectTimedOut(after: timeout))))
+    }
+
+    private func finish(_ result: Result<[UInt8], any Error>) {
+        let taken = state.withLock { state -> (CheckedContinuation<[UInt8], any Error>?, URLSessionDataTask?, [Task<Void, Never>])? in
+            guard state.finished == nil else { return nil }
+            state.finished = result
+            state.body = []
+            defer { state.continuation = nil; state.task = nil; state.timers = [] }
+            return (state.continuation, state.task, state.timers)
+        }
+        guard let (continuation, task, timers) = taken else { return }
+        for timer in timers { timer.cancel() }
+        continuation?.resume(with: result)
+        if case .failure = result, let task {
+            control.async { task.cancel() }
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        // Corelibs ignores the disposition (a refusal is a cancel, in `finish`); Darwin waits for it.
+        completionHandler(.allow)
+        if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
+            finish(.failure(Failure(cause: Self.status(http))))
+            return
+        }
+        let announced = response.expectedContentLength
+        if announced > limit {
+            finish(.failure(Failure(cause: .tooLarge(size: announced, limit: limit, announced: true))))
+            return
+        }
+        state.withLock { state in
+            state.responded = true
+            if announced > 0, state.finished == nil { state.body.reserveCapacity(Int(announced)) }
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflow = state.withLock { state -> Int? in
+            guard state.finished == nil else { return nil }
+            let total = state.body.count + data.count
+            guard total <= limit else { return total }
+            state.body.append(contentsOf: data)
+            return nil
+        }
+        if let overflow {
+            finish(.failure(Failure(cause: .tooLarge(size: Int64(overflow), limit: limit, announced: false))))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            finish(.failure(Failure(cause: Self.cause(of: error))))
+        } else if let http = task.response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
+            // Redirects that are not followed reach here without a response callback.
+            finish(.failure(Failure(cause: Self.status(http))))
+        } else {
+            finish(.success(state.withLock { $0.body }))
+        }
+    }
+
+    private static func status(_ response: HTTPURLResponse) -> FetchError.Cause {
+        .httpStatus(response.statusCode, reason: HTTPURLResponse.localizedString(forStatusCode: response.statusCode))
+    }
+
+    private static func cause(of error: any Error) -> FetchError.Cause {
+        guard let error = error as? URLError else { return .network(code: URLError.Code.unknown.rawValue, message: "\(error)") }
+        return .network(code: error.code.rawValue, message: error.localizedDescription)
+    }
+}

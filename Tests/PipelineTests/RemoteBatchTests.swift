@@ -1,0 +1,37 @@
+import Foundation
+import GlossPipeline
+import GlossReports
+import GlossTestSupport
+import Testing
+
+/// URLs in a batch, from an input list, against the test server on 127.0.0.1.
+@Suite(.serialized)
+struct RemoteBatchTests {
+    @Test func aDownloadedPageReadsLikeTheLocalFileAndA404FailsOnlyItsPage() async throws {
+        try await withTestServer { server in
+            let scratch = try ScratchFolder()
+            let list = scratch.path + "/inputs.txt"
+            let lines = ["# remote and local", server.url("/ok.png").absoluteString, server.url("/missing").absoluteString,
+                         "", Fixtures.path("text/sans.png")]
+            try lines.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+
+            let run = try Gloss.run(["annotate", "--input-list", list, "-o", scratch.path + "/out", "--no-faces",
+                                     "--fetch-timeout", "20"])
+            #expect(run.status == 1)
+            let manifest = try JSONOutput.decode(
+                BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/out/gloss.json"))))
+            #expect(manifest.pages.map(\.status) == [.ok, .failed, .ok])
+            let missing = manifest.pages[1]
+            #expect(missing.error?.contains("HTTP 404") == true && missing.error?.contains("(fetch)") == true)
+            #expect(run.standardError.split(separator: "\n").filter { $0.contains("/missing") }.count == 1)
+
+            func words(_ entry: ManifestEntry) throws -> [String] {
+                let path = scratch.path + "/out/" + entry.outputs["json"]!
+                return try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+                    .words.map(\.text)
+            }
+            #expect(try words(manifest.pages[0]) == words(manifest.pages[2]))
+            #expect(manifest.pages[0].inputHash == manifest.pages[2].inputHash)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Batch benchmark: Gloss `annotate` (text, faces, HTML and JSON, --jobs 2) next to the Tesseract
+# CLI on the same 20 pages (3.9 megapixels each: 16 of dense text, 4 with a photo), run side by
+# side. Prints pages per minute and the ratios, the time from SIGINT to exit while pages are in
+# OCR, and peak memory for 20 pages against the same pages ten times over.
+#   bench/pipeline.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gloss="$(swift build -c release --show-bin-path)/gloss"
+mkdir -p "$work/pages"
+for seed in $(seq 0 19); do
+    photo=()
+    [ "$seed" -ge 16 ] && photo=(--photo fixtures/faces/astronaut.png)
+    /usr/bin/python3 bench/make-page.py "$work/pages/page-$(printf %02d "$seed").png" \
+        --width 1654 --height 2339 --seed "$seed" "${photo[@]}"
+done
+pages=20
+echo "$pages pages of 1654x2339, $(nproc) cores"
+
+seconds() { /usr/bin/time -f %e -o "$work/t" "$@" >/dev/null 2>&1 || true; cat "$work/t"; }
+per_minute() { awk -v n="$pages" -v s="$1" 'BEGIN { printf "%.1f", n * 60 / s }'; }
+
+g=$(seconds "$gloss" annotate "$work/pages" -o "$work/out" --jobs 2 --force --quiet)
+t1=$(seconds sh -c "for f in '$work'/pages/*.png; do tesseract \"\$f\" \"\$f.t1\" >/dev/null 2>&1; done")
+t2=$(seconds sh -c "ls '$work'/pages/*.png | OMP_THREAD_LIMIT=1 xargs -P2 -I{} tesseract {} {}.t2")
+printf '%-58s %6s s %7s pages/min\n' "gloss annotate, text+faces+html+json, --jobs 2" "$g" "$(per_minute "$g")"
+printf '%-58s %6s s %7s pages/min\n' "tesseract, one page at a time, default threads" "$t1" "$(per_minute "$t1")"
+printf '%-58s %6s s %7s pages/min\n' "tesseract x2 (xargs -P2, OMP_THREAD_LIMIT=1), text only" "$t2" "$(per_minute "$t2")"
+awk -v g="$g" -v a="$t1" -v b="$t2" 'BEGIN {
+    printf "ratio gloss / tesseract one at a time (pages/min)   %.2f\n", a / g
+    printf "ratio gloss / two tesseract processes (pages/min)   %.2f   (target >= 1.0)\n", b / g }'
+
+# Ctrl-C while pages are in OCR: how long until the process has written its manifest and exited.
+"$gloss" annotate "$work/pages" -o "$work/interrupted" --jobs 2 --force --quiet >/dev/null 2>&1 &
+pid=$!
+sleep 3
+start=$(date +%s.%N)
+kill -INT "$pid"
+wait "$pid" || true
+end=$(date +%s.%N)
+awk -v a="$start" -v b="$end" 'BEGIN { printf "SIGINT to exit while pages are in OCR: %.3f s (target < 0.5 s)\n", b - a }'
+
+# Peak memory: 20 pages, then the same 20 pages ten times (hard links, so 200 inputs).
+mkdir -p "$work/many"
+for copy in $(seq 1 10); do for f in "$work"/pages/*.png; do ln "$f" "$work/many/$copy-$(basename "$f")"; done; done
+/usr/bin/time -f %M -o "$work/m20" "$gloss" annotate "$work/pages" -o "$work/m1" --jobs 2 --force --quiet >/dev/null 2>&1 || true
+/usr/bin/time -f %M -o "$work/m200" "$gloss" annotate "$work/many" -o "$work/m2" --jobs 2 --force --quiet >/dev/null 2>&1 || true
+awk -v a="$(cat "$work/m20")" -v b="$(cat "$work/m200")" 'BEGIN {
+    printf "peak RSS: 20 pages %.0f MB, 200 pages %.0f MB (target: flat)\n", a / 1024, b / 1024 }'
