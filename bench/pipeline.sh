@@ -23,14 +23,17 @@ seconds() { /usr/bin/time -f %e -o "$work/t" "$@" >/dev/null 2>&1 || true; cat "
 per_minute() { awk -v n="$pages" -v s="$1" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 
 g=$(seconds "$gloss" annotate "$work/pages" -o "$work/out" --jobs 2 --force --quiet)
+g768=$(seconds "$gloss" annotate "$work/pages" -o "$work/out768" --jobs 2 --force --quiet --face-size 768)
 t1=$(seconds sh -c "for f in '$work'/pages/*.png; do tesseract \"\$f\" \"\$f.t1\" >/dev/null 2>&1; done")
 t2=$(seconds sh -c "ls '$work'/pages/*.png | OMP_THREAD_LIMIT=1 xargs -P2 -I{} tesseract {} {}.t2")
 printf '%-58s %6s s %7s pages/min\n' "gloss annotate, text+faces+html+json, --jobs 2" "$g" "$(per_minute "$g")"
+printf '%-58s %6s s %7s pages/min\n' "gloss annotate, the same with --face-size 768" "$g768" "$(per_minute "$g768")"
 printf '%-58s %6s s %7s pages/min\n' "tesseract, one page at a time, default threads" "$t1" "$(per_minute "$t1")"
 printf '%-58s %6s s %7s pages/min\n' "tesseract x2 (xargs -P2, OMP_THREAD_LIMIT=1), text only" "$t2" "$(per_minute "$t2")"
-awk -v g="$g" -v a="$t1" -v b="$t2" 'BEGIN {
+awk -v g="$g" -v h="$g768" -v a="$t1" -v b="$t2" 'BEGIN {
     printf "ratio gloss / tesseract one at a time (pages/min)   %.2f\n", a / g
-    printf "ratio gloss / two tesseract processes (pages/min)   %.2f   (target >= 1.0)\n", b / g }'
+    printf "ratio gloss / two tesseract processes (pages/min)   %.2f   (target >= 1.0)\n", b / g
+    printf "the same with --face-size 768                       %.2f\n", b / h }'
 
 # Ctrl-C while pages are in OCR: how long until the process has written its manifest and exited.
 "$gloss" annotate "$work/pages" -o "$work/interrupted" --jobs 2 --force --quiet >/dev/null 2>&1 &

@@ -78,6 +78,7 @@ public enum GlossCommand {
         .option("output", short: "o", value: "DIR", "where to write the report (required)"),
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
         .flag("no-faces", "skip face detection"),
+        .option("face-size", value: "PIXELS", "longest side of the copy scanned for faces (default: 1024; smaller is faster)"),
         .option("format", short: "f", value: "LIST",
                 "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json)"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
@@ -106,6 +107,7 @@ public enum GlossCommand {
         let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = try settings(from: arguments)
         settings.detectFaces = !arguments.has("no-faces")
+        settings.faceDimension = try arguments.integer("face-size", in: 64...16384) ?? settings.faceDimension
         if let list = arguments.value("format") {
             do { settings.formats = try OutputFormat.parseList(list) } catch { throw UsageError("--format: \(error)") }
         }

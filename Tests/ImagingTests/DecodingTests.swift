@@ -15,6 +15,17 @@ struct DecodingTests {
         #expect(page.orientation == .up)
     }
 
+    @Test(arguments: [("pgm", ImageFormat.pnm), ("webp", .webp), ("gif", .gif), ("bmp", .bmp)])
+    func everyOtherFormatGivesTheSamePixels(extension: String, format: ImageFormat) throws {
+        let truth = try Fixtures.truth("formats/page.json")[0]
+        let file = try ImageFile(contentsOf: Fixtures.path("formats/page." + `extension`))
+        #expect(file.format == format)
+        let pixels = try file.decodePage().raster.grayscale()
+        #expect(pixels.size == PixelSize(width: truth.width, height: truth.height))
+        let reference = try ImageFile(contentsOf: Fixtures.path("formats/page.pgm")).decodePage().raster
+        #expect(pixels.pixels == reference.pixels, "all four are lossless copies of one page")
+    }
+
     @Test func pixelsAreWhereTheRendererPutThem() throws {
         // The first word's ink box must hold dark pixels and the margin above it none.
         let truth = try Fixtures.truth("text/sans.json")[0]

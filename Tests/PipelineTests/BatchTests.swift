@@ -22,6 +22,18 @@ struct BatchTests {
         }
     }
 
+    /// The text fixture tiled 4x4: a page whose recognition takes seconds, to be interrupted.
+    static func writeBigTextPage(to path: String) throws {
+        let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        var tiled = [UInt8]()
+        for y in 0..<(page.height * 4) {
+            let row = page.pixels[(y % page.height) * page.width..<(y % page.height + 1) * page.width]
+            for _ in 0..<4 { tiled += row }
+        }
+        try Data(try Raster(width: page.width * 4, height: page.height * 4, layout: .gray, pixels: tiled).pngData())
+            .write(to: URL(fileURLWithPath: path))
+    }
+
     static func manifest(_ folder: String) throws -> BatchManifest {
         try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/gloss.json"))))
     }
@@ -59,17 +71,12 @@ struct BatchTests {
 
     @Test func aPageOverItsTimeIsTimedOutAndTheNextStillSucceeds() throws {
         let scratch = try ScratchFolder()
-        // A big page (the text page tiled 4x4) takes seconds; one line of it, a fraction of one.
+        // A big page takes seconds; one line of text, a fraction of one.
         let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
-        var big = [UInt8](), line = [UInt8]()
-        for y in 0..<(page.height * 4) {
-            let row = page.pixels[(y % page.height) * page.width..<(y % page.height + 1) * page.width]
-            for _ in 0..<4 { big += row }
-        }
+        var line = [UInt8]()
         for y in 60..<130 { line += page.pixels[y * page.width..<(y + 1) * page.width] }
         let bigPath = scratch.path + "/a-big.png", linePath = scratch.path + "/b-line.png"
-        try Data(try Raster(width: page.width * 4, height: page.height * 4, layout: .gray, pixels: big).pngData())
-            .write(to: URL(fileURLWithPath: bigPath))
+        try Self.writeBigTextPage(to: bigPath)
         try Data(try Raster(width: page.width, height: 70, layout: .gray, pixels: line).pngData())
             .write(to: URL(fileURLWithPath: linePath))
 

@@ -52,14 +52,8 @@ struct SynchronousReadTests {
 
     @Test func givesUpAfterItsTimeAndSaysSo() async throws {
         let scratch = try ScratchFolder()
-        let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
-        var tiled = [UInt8]()
-        for y in 0..<(page.height * 4) {
-            for _ in 0..<4 { tiled += page.pixels[(y % page.height) * page.width..<(y % page.height + 1) * page.width] }
-        }
         let path = scratch.path + "/big.png"
-        try Data(try Raster(width: page.width * 4, height: page.height * 4, layout: .gray, pixels: tiled).pngData())
-            .write(to: URL(fileURLWithPath: path))
+        try BatchTests.writeBigTextPage(to: path)
         let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
         let started = ContinuousClock.now
         await #expect(throws: PageTimeoutError.self) {

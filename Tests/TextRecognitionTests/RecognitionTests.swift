@@ -12,6 +12,8 @@ struct RecognitionTests {
         ("text/mono.png", "text/mono.json", 0), ("text/upright.jpg", "text/upright.json", 0),
         ("text/rotated.jpg", "text/rotated.json", 0), ("text/rotated.tif", "text/rotated-tif.json", 0),
         ("text/two-pages.tif", "text/two-pages.json", 0), ("text/two-pages.tif", "text/two-pages.json", 1),
+        ("formats/page.pgm", "formats/page.json", 0), ("formats/page.webp", "formats/page.json", 0),
+        ("formats/page.gif", "formats/page.json", 0), ("formats/page.bmp", "formats/page.json", 0),
     ]
 
     let recognizer: TextRecognizer
