@@ -1,6 +1,8 @@
 // Gloss batch index: full-text search across every page. The text is loaded only when someone
-// searches, shard by shard through <script> elements (fetch() of local files is refused under
-// file://); each shard calls glossSearchShard(index, count, pages).
+// searches, through <script> elements (fetch() of local files is refused under file://); each
+// shard calls glossSearchShard(index, count, pages). The first shard says how many there are and
+// the others are then requested at once, so the browser reads and parses them side by side;
+// they may arrive in any order, and results are listed in page order whatever the order.
 (function () {
   "use strict";
 
@@ -11,11 +13,12 @@
   var dataPath = document.body.getAttribute("data-search") || "data/";
   var pageSize = 100;
 
-  var pages = [];          // [htmlPath, title, text, folded text]
+  var shards = [];         // by shard index: [[htmlPath, title, text, folded text], ...]
   var shardCount = 0;      // known once the first shard has arrived
-  var loaded = 0;
-  var loading = false;
-  var failed = false;
+  var loaded = 0;          // shards arrived
+  var requested = false;
+  var missing = -1;        // the first shard that could not be loaded
+  var scheduled = false;
   var shown = pageSize;
 
   function fold(text) {
@@ -29,28 +32,36 @@
   }
 
   function load(index) {
-    loading = true;
     var script = document.createElement("script");
     script.src = shardName(index);
     script.onerror = function () {
-      loading = false;
-      failed = true;
+      if (missing < 0) missing = index;
       script.remove();
-      render();
+      schedule();
     };
     document.head.appendChild(script);
   }
 
   window.glossSearchShard = function (index, count, entries) {
-    shardCount = count;
-    entries.forEach(function (entry) {
-      pages.push([entry[0], entry[1], entry[2], fold(entry[2])]);
-    });
-    loaded = index + 1;
-    loading = false;
-    if (loaded < shardCount) load(loaded);
-    render();
+    if (shards[index]) return;
+    if (!shardCount) {
+      shardCount = count;
+      for (var next = 1; next < count; next += 1) load(next);
+    }
+    shards[index] = entries.map(function (entry) { return [entry[0], entry[1], entry[2], fold(entry[2])]; });
+    loaded += 1;
+    schedule();
   };
+
+  // Shards that arrive together are searched and listed once.
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(function () {
+      scheduled = false;
+      render();
+    }, 0);
+  }
 
   function terms() {
     return fold(input.value).split(/\s+/).filter(Boolean);
@@ -93,8 +104,11 @@
       return;
     }
     results.hidden = false;
-    var matches = pages.filter(function (page) {
-      return words.every(function (term) { return page[3].indexOf(term) >= 0; });
+    var matches = [];
+    shards.forEach(function (shard) {
+      shard.forEach(function (page) {
+        if (words.every(function (term) { return page[3].indexOf(term) >= 0; })) matches.push(page);
+      });
     });
     var query = encodeURIComponent(input.value.trim());
     matches.slice(0, shown).forEach(function (page) {
@@ -116,9 +130,9 @@
       list.appendChild(more);
     }
     var summary = matches.length === 1 ? "1 page" : matches.length + " pages";
-    if (failed) {
-      status.textContent = "Search data not found (" + shardName(loaded) + "); it is written when the batch finishes.";
-    } else if (loading || loaded < shardCount || shardCount === 0) {
+    if (missing >= 0) {
+      status.textContent = "Search data not found (" + shardName(missing) + "); it is written when the batch finishes.";
+    } else if (loaded < shardCount || shardCount === 0) {
       status.textContent = summary + " so far, searching… (" + loaded + " of " + (shardCount || "?") + ")";
     } else {
       status.textContent = summary;
@@ -128,7 +142,10 @@
   var timer = 0;
   input.addEventListener("input", function () {
     shown = pageSize;
-    if (!loading && !failed && loaded === 0) load(0);
+    if (!requested) {
+      requested = true;
+      load(0);
+    }
     clearTimeout(timer);
     timer = setTimeout(render, 120);
   });

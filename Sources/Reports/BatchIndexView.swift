@@ -6,6 +6,12 @@ import GlossTemplates
 ///
 /// The search text is not in this file: `assets/index.js` loads `BatchData`'s shards only when
 /// someone searches, so the index of a 5,000-page batch opens as fast as a small one.
+///
+/// The cards come in groups of `groupSize`, each its own grid that the browser lays out and
+/// paints only near the viewport (`content-visibility` on the group, in `gloss.css`). Measured
+/// on 5,000 pages in Chromium, skipping each card instead cost more than it saved: 0.8 to 1.5 s of
+/// style work at load and 80 to 160 ms per frame while scrolling; skipping groups of 100 cost
+/// 20 ms at load and kept scrolling at the frame rate.
 public struct BatchIndexView {
     public struct Entry: Sendable {
         public var source: String
@@ -37,6 +43,8 @@ public struct BatchIndexView {
     }
 
     public var entries: [Entry]
+    /// Cards per group; a batch of more than one group heads each with the range of its pages.
+    static let groupSize = 100
     /// Where `ReportAssets.files` and `BatchData.files` are, relative to the index, ending in a slash.
     public var assetsPath: String
     public var dataPath: String
@@ -63,8 +71,19 @@ public struct BatchIndexView {
             "data": HTML(escaping: dataPath),
             "summary": HTML(escaping: summary),
             "failures": failureList(failures),
-            "cards": HTML.joined(entries.map(card)),
+            "pages": pageGroups(),
         ])
+    }
+
+    private func pageGroups() -> HTML {
+        let starts = Array(stride(from: 0, to: entries.count, by: Self.groupSize))
+        let groups = starts.map { start in
+            let end = min(start + Self.groupSize, entries.count)
+            let heading = starts.count > 1 ? "<h3>Pages \(start + 1)–\(end)</h3>\n" : ""
+            return HTML(trusted: "<div class=\"group\">\n\(heading)<ol class=\"grid\">\n")
+                + HTML.joined(entries[start..<end].map(card)) + HTML(trusted: "\n</ol>\n</div>")
+        }
+        return HTML.joined(groups)
     }
 
     private func failureList(_ failures: [Entry]) -> HTML {

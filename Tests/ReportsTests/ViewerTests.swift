@@ -88,6 +88,19 @@ struct ViewerTests {
         #expect(!html.contains("Not read"))
     }
 
+    @Test func aLongBatchIsShownInGroupsOfAHundred() {
+        let entries = (0..<250).map {
+            BatchIndexView.Entry(source: "p\($0).png", pageIndex: 0, status: .ok, error: nil, wordCount: 1,
+                                 meanConfidence: 90, faceCount: 0, htmlPath: "pages/p\($0).html")
+        }
+        let html = BatchIndexView(entries: entries).render()
+        #expect(html.components(separatedBy: "<div class=\"group\">").count - 1 == 3)
+        #expect(html.contains("<h3>Pages 101–200</h3>") && html.contains("<h3>Pages 201–250</h3>"))
+        #expect(html.components(separatedBy: "href=\"pages/p").count - 1 == 250, "every page has its card")
+        let short = BatchIndexView(entries: Array(entries.prefix(100))).render()
+        #expect(!short.contains("<h3>Pages"), "one group needs no heading")
+    }
+
     // MARK: search data
 
     @Test func searchShardsAreValidScriptsWhateverTheText() throws {
