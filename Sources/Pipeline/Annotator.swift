@@ -99,8 +99,7 @@ public struct Annotator: Sendable {
             outcome.store(await Result(catching: { try await read(file: path, pageIndex: pageIndex) }))
             done.signal()
         }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        if done.wait(timeout: .now() + seconds) == .timedOut {
+        if done.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
             task.cancel()
             done.wait()
             throw PageTimeoutError(file: path, pageIndex: pageIndex, timeout: timeout)
@@ -237,9 +236,8 @@ public struct PageTimeoutError: Error, Sendable, CustomStringConvertible {
     public var timeout: Duration
 
     public var description: String {
-        let where_ = pageIndex == 0 ? file : "\(file), page \(pageIndex + 1)"
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        return "\(where_): timed out after \(DecimalText.format(seconds)) s"
+        let place = pageIndex == 0 ? file : "\(file), page \(pageIndex + 1)"
+        return "\(place): timed out after \(DecimalText.format(timeout.secondsValue)) s"
     }
 }
 

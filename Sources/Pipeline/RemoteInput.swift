@@ -127,16 +127,3 @@ private final class SynchronousFetch: Sendable {
         done.wait(timeout: .now() + timeout.dispatchInterval) == .success
     }
 }
-
-extension Duration {
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !nanoseconds.overflow else { return .never }
-        return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
-    }
-
-    var secondsValue: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -178,8 +178,7 @@ final class StageClock: Sendable {
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {
-        let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        return (value * 10).rounded() / 10
+        (duration.secondsValue * 10_000).rounded() / 10
     }
 
     var recorded: StageTimings { state.withLock { $0.timings } }
