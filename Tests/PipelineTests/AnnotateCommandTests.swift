@@ -143,3 +143,27 @@ final class ScratchFolder {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// The standard formats through the whole pipeline, on a two-page TIFF.
+struct FormatsCommandTests {
+    @Test func everyFormatPerPageAndOneHOCRAndALTOForTheWholeFile() throws {
+        let scratch = try ScratchFolder()
+        let run = try Gloss.run(["annotate", Fixtures.path("text/two-pages.tif"), "-o", scratch.path, "--no-faces",
+                                 "--format", "hocr,alto,tsv,txt,json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let manifest = try JSONOutput.decode(
+            BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/gloss.json"))))
+        #expect(manifest.pages.count == 2)
+        for entry in manifest.pages {
+            #expect(Set(entry.outputs.keys) == ["hocr", "alto", "tsv", "txt", "json"], "no html, so no display copy")
+        }
+        let id = manifest.pages[0].id.replacingOccurrences(of: "-p1", with: "")
+        let hocr = try String(contentsOfFile: scratch.path + "/pages/\(id).hocr", encoding: .utf8)
+        let alto = try String(contentsOfFile: scratch.path + "/pages/\(id).alto.xml", encoding: .utf8)
+        #expect(hocr.components(separatedBy: "class=\"ocr_page\"").count - 1 == 2)
+        #expect(alto.components(separatedBy: "<Page ").count - 1 == 2)
+        let text = try String(contentsOfFile: scratch.path + "/" + manifest.pages[1].outputs["txt"]!, encoding: .utf8)
+        let truth = try Fixtures.truth("text/two-pages.json")[1]
+        #expect(characterAccuracy(text, expected: truth.text) >= 0.98)
+    }
+}
