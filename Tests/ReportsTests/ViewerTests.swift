@@ -88,6 +88,19 @@ struct ViewerTests {
         #expect(!html.contains("Not read"))
     }
 
+    @Test func theTotalIsTheWallTimeWhenStagesOverlap() {
+        var timings = StageTimings()
+        timings.record("decode", .milliseconds(10))
+        timings.record("ocr", .milliseconds(100))
+        timings.record("faces", .milliseconds(80))
+        var report = PageReport(source: "a.png", pageIndex: 0, status: .ok, error: "", timings: timings)
+        report.error = nil
+        #expect(PageView(report: report, imagePath: nil).render().contains("<dt>total</dt><dd>190 ms</dd>"))
+        report.timeline = [StageSpan(stage: "decode", start: 0, end: 10), StageSpan(stage: "ocr", start: 10, end: 110),
+                           StageSpan(stage: "faces", start: 10.5, end: 90.5)]
+        #expect(PageView(report: report, imagePath: nil).render().contains("<dt>total</dt><dd>110 ms</dd>"))
+    }
+
     @Test func aLongBatchIsShownInGroupsOfAHundred() {
         let entries = (0..<250).map {
             BatchIndexView.Entry(source: "p\($0).png", pageIndex: 0, status: .ok, error: nil, wordCount: 1,
