@@ -38,15 +38,10 @@ final class LeptonicaImage {
     /// The pixels as a Swift raster: RGB when the image has colour, grey otherwise.
     func raster() -> Raster? {
         if hasColor {
-            var source = handle
-            var flattened: LeptonicaImage?
-            if pixGetSpp(handle) == 4, let blended = LeptonicaImage(pixAlphaBlendUniform(handle, 0xFFFF_FF00)) {
-                flattened = blended
-                source = blended.handle
-            }
-            guard let rgb = LeptonicaImage(pixConvertTo32(source)) else { return nil }
-            _ = flattened
-            return rgb.unpack(layout: .rgb)
+            // Transparent pixels are shown on white, as a browser shows them.
+            let opaque = pixGetSpp(handle) == 4 ? LeptonicaImage(pixAlphaBlendUniform(handle, 0xFFFF_FF00)) : nil
+            let rgb = withExtendedLifetime(opaque) { LeptonicaImage(pixConvertTo32(opaque?.handle ?? handle)) }
+            return rgb?.unpack(layout: .rgb)
         }
         guard let grey = LeptonicaImage(pixConvertTo8(handle, 0)) else { return nil }
         return grey.unpack(layout: .gray)

@@ -61,14 +61,15 @@ public struct Annotator: Sendable {
         events?.yield(.started(files: files.count))
         let workers = try await startWorkers(count: min(jobs, max(1, files.count)))
 
+        let settingsHash = settings.fingerprint
         let queue = FileQueue(count: files.count)
         let budget = PixelBudget(limit: pixelsInFlight)
         await withTaskGroup(of: Void.self) { group in
             for worker in workers {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
-                        let entries = await annotate(files[index], with: worker, into: layout, earlier: earlier, recorder: recorder,
-                                                     budget: budget)
+                        let entries = await annotate(files[index], with: worker, into: layout, earlier: earlier,
+                                                     settingsHash: settingsHash, recorder: recorder, budget: budget)
                         await recorder.finish(file: index, entries: entries)
                     }
                 }
@@ -109,8 +110,8 @@ public struct Annotator: Sendable {
 
     /// Every page of one file: skipped when an earlier run finished it, else run through the graph.
     private func annotate(
-        _ path: String, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, recorder: BatchRecorder,
-        budget: PixelBudget
+        _ path: String, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
+        recorder: BatchRecorder, budget: PixelBudget
     ) async -> [ManifestEntry] {
         let graph = PageGraph(worker: worker, settings: settings, layout: layout)
         let file: ImageFile
@@ -130,10 +131,16 @@ public struct Annotator: Sendable {
             if Task.isCancelled { break }
             let id = pageIdentifier(source: path, pageIndex: index, pageCount: file.pageCount)
             let key = PageKey(source: path, pageIndex: index)
-            if let done = earlier?.finished(key, inputHash: inputHash, settingsHash: settings.fingerprint, in: layout) {
-                await recorder.skip(done)
+            if let done = earlier?.finished(key, inputHash: inputHash, settingsHash: settingsHash, in: layout) {
+                // Read back once, on the lane: for the batch search and for combined documents.
+                let report: PageReport? = try? await worker.image.run { [layout] _ in
+                    try done.outputs["json"].map { json in
+                        try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
+                    }
+                }
+                await recorder.skip(done, report: report)
                 entries.append(done)
-                reports += done.outputs["json"].flatMap { try? readReport(layout.folder + "/" + $0) }.map { [$0] } ?? []
+                if let report { reports.append(report) }
                 continue
             }
             let pixels = await budget.acquire(file.storedSize.pixelCount)
@@ -142,7 +149,7 @@ public struct Annotator: Sendable {
             await budget.release(pixels)
             var entry = outcome.entry!
             entry.inputHash = inputHash
-            entry.settingsHash = settings.fingerprint
+            entry.settingsHash = settingsHash
             await recorder.record(entry, report: outcome.report)
             entries.append(entry)
             reports.append(outcome.report)
@@ -159,10 +166,6 @@ public struct Annotator: Sendable {
         _ = try? await worker.image.run { _ in
             for file in files { try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + id + "." + file.fileExtension) }
         }
-    }
-
-    private func readReport(_ path: String) throws -> PageReport {
-        try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
     /// Reads a local file, or downloads a remote one, and parses its header on the worker's
@@ -184,8 +187,7 @@ public struct Annotator: Sendable {
                 return try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
             })
         } catch {
-            let cause = (error as? ImagingError)?.reasonText ?? (error as? FetchError)?.reasonText ?? String(describing: error)
-            return .failure(PageError(file: path, pageIndex: 0, stage: stage, cause: cause))
+            return .failure(PageError(file: path, pageIndex: 0, stage: stage, cause: causeText(of: error)))
         }
     }
 

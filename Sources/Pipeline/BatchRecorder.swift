@@ -29,6 +29,11 @@ final class FileQueue: Sendable {
 /// rewritten at most every two seconds, so the report can be opened while the batch runs, and
 /// whole at the end, when the journal is no longer needed.
 actor BatchRecorder {
+    /// The journal, manifest, index and search data are written from a thread of the recorder's
+    /// own: at 5,000 pages the index alone takes tens of milliseconds to render, and none of it
+    /// should hold up a thread of the cooperative pool.
+    private let executor = ThreadExecutor(name: "gloss-recorder")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let layout: OutputLayout
     private let settings: AnnotationSettings
     private let fileCount: Int
@@ -53,7 +58,10 @@ actor BatchRecorder {
         }
     }
 
-    deinit { close(journal) }
+    deinit {
+        close(journal)
+        executor.shutdown()
+    }
 
     func start(_ key: PageKey) {
         events?.yield(.pageStarted(source: key.source, pageIndex: key.pageIndex))
@@ -66,14 +74,11 @@ actor BatchRecorder {
         events?.yield(.pageFinished(entry))
     }
 
-    /// A page an earlier run finished; its text is read back from its JSON for the batch search.
-    func skip(_ entry: ManifestEntry) {
+    /// A page an earlier run finished, with its report as read back from its JSON (for the
+    /// batch search), if it has one.
+    func skip(_ entry: ManifestEntry, report: PageReport?) {
         append(entry)
-        if let html = entry.outputs["html"], let json = entry.outputs["json"],
-           let data = FileManager.default.contents(atPath: layout.folder + "/" + json),
-           let report = try? JSONOutput.decode(PageReport.self, from: Array(data)) {
-            searchPages[entry.key] = BatchPage(report: report, htmlPath: html)
-        }
+        if let html = entry.outputs["html"], let report { searchPages[entry.key] = BatchPage(report: report, htmlPath: html) }
         events?.yield(.pageSkipped(entry))
     }
 

@@ -26,25 +26,43 @@ struct PageGraph: Sendable {
     /// Runs the whole graph for page `index` of `file`; never throws: failures are reports.
     func process(page index: Int, of file: ImageFile, id: String) async -> Outcome {
         let clock = StageClock()
+        /// One stage: cancellation checked first, timed, and its failure named after it.
+        func step<S: PageStage>(_ stage: S, _ input: S.Input) async throws -> S.Output {
+            try Task.checkCancellation()
+            do {
+                return try await clock.time(stage, input)
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                throw PageError(file: file.path, pageIndex: index, stage: S.stage, cause: causeText(of: error))
+            }
+        }
+        // A display copy is made only when a page view will show it.
+        let displayDimension = layout != nil && settings.formats.contains(.html) ? settings.displayDimension : nil
         do {
-            try Task.checkCancellation()
-            let decoded = try await step(clock, DecodeStage(lane: worker.image, file: file), index, file, index)
-            try Task.checkCancellation()
+            let decoded = try await step(DecodeStage(lane: worker.image, file: file), index)
             let images = try await step(
-                clock, DownsampleStage(lane: worker.image, faceDimension: worker.faces == nil ? nil : settings.faceDimension,
-                                       displayDimension: settings.displayDimension), decoded, file, index)
-            try Task.checkCancellation()
-            async let text = step(clock, RecognizeTextStage(lane: worker.text), images, file, index)
-            async let faces = step(clock, DetectFacesStage(lane: worker.image, detector: worker.faces), images, file, index)
+                DownsampleStage(lane: worker.image, faceDimension: worker.faces == nil ? nil : settings.faceDimension,
+                                displayDimension: displayDimension), decoded)
+            // The two branches; one that is not wanted is not run, so it shows in no timing.
+            func readText() async throws -> RecognizedText {
+                guard let lane = worker.text else { return RecognizedText() }
+                return try await step(RecognizeTextStage(lane: lane), images)
+            }
+            func findFaces() async throws -> [Face] {
+                guard let detector = worker.faces else { return [] }
+                return try await step(DetectFacesStage(lane: worker.image, detector: detector), images)
+            }
+            async let text = readText()
+            async let faces = findFaces()
             let input = ConvertStage.Input(source: file.path, pageIndex: index, size: decoded.raster.size,
                                            text: try await text, faces: try await faces)
-            var report = try await step(clock, ConvertStage(), input, file, index)
+            var report = try await step(ConvertStage(), input)
             report.timings = clock.recorded
             report.timeline = clock.timeline
             guard let layout else { return Outcome(report: report, entry: nil) }
-            try Task.checkCancellation()
-            let entry = try await step(clock, RenderStage(lane: worker.image, layout: layout, settings: settings),
-                                       RenderStage.Input(report: report, display: images.display, id: id), file, index)
+            let entry = try await step(RenderStage(lane: worker.image, layout: layout, settings: settings),
+                                       RenderStage.Input(report: report, display: images.display, id: id))
             return Outcome(report: report, entry: entry)
         } catch is CancellationError {
             // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
@@ -70,19 +88,6 @@ struct PageGraph: Sendable {
         }
     }
 
-    /// Runs one stage, timed, turning its failure into a `PageError` that names the stage.
-    private func step<S: PageStage>(
-        _ clock: StageClock, _ stage: S, _ input: S.Input, _ file: ImageFile, _ index: Int
-    ) async throws -> S.Output {
-        do {
-            return try await clock.time(stage, input)
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            let cause = (error as? ImagingError)?.reasonText ?? String(describing: error)
-            throw PageError(file: file.path, pageIndex: index, stage: S.stage, cause: cause)
-        }
-    }
 }
 
 /// The lanes and engines of one worker: a text lane owning a Tesseract engine (when text is

@@ -25,8 +25,8 @@ struct PageImages: Sendable {
     var textResolution: Int?
     /// For the face detector: far fewer pixels than text needs.
     var faces: Raster?
-    /// For people: the picture under the report's overlay.
-    var display: Raster
+    /// For people: the picture under the report's overlay; nil when no page view shows one.
+    var display: Raster?
 }
 
 struct DecodeStage: PageStage {
@@ -44,7 +44,8 @@ struct DownsampleStage: PageStage {
     let lane: Lane<Void>
     /// The longest side of the face branch's copy; nil when faces are not wanted.
     let faceDimension: Int?
-    let displayDimension: Int
+    /// The longest side of the display copy; nil when no page view shows one.
+    let displayDimension: Int?
     /// Scans above this resolution are reduced to it for OCR: Tesseract gains nothing from
     /// more, and a 600 ppi page takes four times as long.
     static let textResolution = 300
@@ -58,9 +59,12 @@ struct DownsampleStage: PageStage {
                                              height: max(1, Int((Double(page.raster.height) * scale).rounded())))
                 resolution = Self.textResolution
             }
-            let display = page.raster.downsampled(toFit: displayDimension)
-            // The display copy already holds every pixel the smaller face copy needs.
-            let faces = faceDimension.map { display.downsampled(toFit: $0) }
+            let display = displayDimension.map { page.raster.downsampled(toFit: $0) }
+            // A display copy at least as large holds every pixel the face copy needs, and is smaller to read.
+            let faces = faceDimension.map { dimension in
+                let source = display.map { max($0.width, $0.height) >= dimension } == true ? display! : page.raster
+                return source.downsampled(toFit: dimension)
+            }
             return PageImages(text: text, textResolution: resolution, faces: faces, display: display)
         }
     }
@@ -68,11 +72,9 @@ struct DownsampleStage: PageStage {
 
 struct RecognizeTextStage: PageStage {
     static let stage = Stage.ocr
-    /// Nil when text is not wanted.
-    let lane: Lane<TextRecognizer>?
+    let lane: Lane<TextRecognizer>
 
     func run(_ images: PageImages) async throws -> RecognizedText {
-        guard let lane else { return RecognizedText() }
         // Tesseract cannot see Swift's cancellation; a flag its monitor polls can.
         let flag = CancellationFlag()
         return try await withTaskCancellationHandler {
@@ -88,10 +90,10 @@ struct RecognizeTextStage: PageStage {
 struct DetectFacesStage: PageStage {
     static let stage = Stage.faces
     let lane: Lane<Void>
-    let detector: FaceDetector?
+    let detector: FaceDetector
 
     func run(_ images: PageImages) async throws -> [Face] {
-        guard let detector, let image = images.faces else { return [] }
+        guard let image = images.faces else { return [] }
         return try await lane.run { _ in try detector.detect(in: image) }
     }
 }
@@ -139,11 +141,11 @@ struct PageFiles {
     let layout: OutputLayout
     let settings: AnnotationSettings
 
-    /// Writes every requested format (the display copy only for HTML), each atomically.
+    /// Writes every requested format, and the display copy when there is one, each atomically.
     func write(_ report: PageReport, display: Raster?, id: String) throws -> ManifestEntry {
         var entry = ManifestEntry(report: report, id: id)
         var imageName: String?
-        if let display, settings.formats.contains(.html) {
+        if let display {
             imageName = id + ".png"
             try AtomicFile.write(try display.pngData(fast: true), to: layout.pagesFolder + "/" + imageName!)
             entry.outputs["image"] = "pages/" + imageName!

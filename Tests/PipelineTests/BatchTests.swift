@@ -34,6 +34,17 @@ struct BatchTests {
             .write(to: URL(fileURLWithPath: path))
     }
 
+    /// Starts a batch of six pages from `scratch/in` into `scratch/out`, sends `signal` once it
+    /// has finished `pages` pages, and returns its exit status.
+    static func interruptBatch(in scratch: ScratchFolder, with signal: Int32, afterPages pages: Int) throws -> Int32 {
+        _ = try copies(into: scratch.path + "/in")
+        let process = try Gloss.start(["annotate", scratch.path + "/in", "-o", scratch.path + "/out", "--jobs", "1", "--no-faces"])
+        try waitForJournal(scratch.path + "/out", pages: pages)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     static func manifest(_ folder: String) throws -> BatchManifest {
         try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/gloss.json"))))
     }
@@ -93,13 +104,9 @@ struct BatchTests {
 
     @Test func sigintStopsCleanlyAndARerunFinishesTheRest() throws {
         let scratch = try ScratchFolder()
-        _ = try Self.copies(into: scratch.path + "/in")
         let output = scratch.path + "/out"
-        let process = try Gloss.start(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
-        try Self.waitForJournal(output, pages: 1)
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        let status = try Self.interruptBatch(in: scratch, with: SIGINT, afterPages: 1)
+        #expect(status == 130)
         let stopped = try Self.manifest(output).pages
         let done = stopped.filter { $0.status == .ok }.count
         #expect(done >= 1 && done < 6)
@@ -113,12 +120,8 @@ struct BatchTests {
 
     @Test func afterKillNineARerunCompletesWithNoTruncatedFile() throws {
         let scratch = try ScratchFolder()
-        _ = try Self.copies(into: scratch.path + "/in")
         let output = scratch.path + "/out"
-        let process = try Gloss.start(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
-        try Self.waitForJournal(output, pages: 2)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        _ = try Self.interruptBatch(in: scratch, with: SIGKILL, afterPages: 2)
 
         let rerun = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
         #expect(rerun.status == 0, "\(rerun.standardError)")
