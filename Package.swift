@@ -12,7 +12,7 @@ let package = Package(
             name: "Gloss",
             targets: [
                 "GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection",
-                "GlossPipeline", "GlossReports",
+                "GlossPipeline", "GlossReports", "GlossIndex",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -30,6 +30,10 @@ let package = Package(
         .systemLibrary(
             name: "CPNG", path: "Sources/CPNG",
             providers: [.apt(["libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
 
         // The library, one module per responsibility.
@@ -58,12 +62,18 @@ let package = Package(
             path: "Sources/Reports", swiftSettings: swiftSettings
         ),
         .target(
+            name: "GlossIndex", dependencies: ["GlossGeometry", "GlossReports", "CSQLite"],
+            path: "Sources/Index", swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GlossPipeline",
-            dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossReports"],
+            dependencies: [
+                "GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossReports", "GlossIndex",
+            ],
             path: "Sources/Pipeline", swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossReports"],
+            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossReports", "GlossIndex"],
             path: "Sources/CommandLine", swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),

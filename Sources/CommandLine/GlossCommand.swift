@@ -6,7 +6,7 @@ import GlossTextRecognition
 /// The `gloss` command: parses the command line, calls the library, reports.
 ///
 /// Exit status: 0 when every page was read, 1 when some failed (the others still complete),
-/// 2 for a wrong command line.
+/// 2 for a wrong command line or search query.
 public enum GlossCommand {
     public static func main(_ arguments: [String]) async -> Int32 {
         var words = arguments.dropFirst()
@@ -19,6 +19,8 @@ public enum GlossCommand {
             case "annotate": return try await annotate(words)
             case "ocr": return try await ocr(words)
             case "faces": return try await faces(words)
+            case "search": return try await search(words)
+            case "merge": return try await merge(words)
             case "-h", "--help", "help":
                 print(overview, terminator: "")
                 return 0
@@ -29,7 +31,10 @@ public enum GlossCommand {
                 throw UsageError("unknown command '\(command)'")
             }
         } catch let error as UsageError {
-            printError("gloss: \(error)\nRun 'gloss \(["annotate", "ocr", "faces"].contains(command) ? command + " " : "")--help' for usage.")
+            printError("gloss: \(error)\nRun 'gloss \(["annotate", "ocr", "faces", "search", "merge"].contains(command) ? command + " " : "")--help' for usage.")
+            return 2
+        } catch let error as QueryError {
+            printError("gloss: \(error)")
             return 2
         } catch {
             printError("gloss: \(error)")
@@ -46,6 +51,8 @@ public enum GlossCommand {
           annotate INPUT... -o DIR   Read images (files or folders) and write a browsable report
           ocr IMAGE                  Print one page's JSON with its text (words, lines, boxes)
           faces IMAGE                Print one page's JSON with its faces (boxes, eyes, mouth)
+          search DIR QUERY           Search the text of a batch (words, "phrases", prefix*, OR, NOT)
+          merge SHARD... -o DIR      Merge batches run as shards (annotate --shard K/N) into one
 
         Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
 
@@ -85,6 +92,8 @@ public enum GlossCommand {
         .option("input-list", value: "FILE", "read more inputs from FILE, one path or URL per line ('-' for stdin)"),
         .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long (default: 60)"),
         .flag("force", "recompute pages an earlier run into DIR already finished"),
+        .option("shard", value: "K/N", "read only shard K of N (from 0) of the inputs; 'auto' asks Kubernetes or Slurm"),
+        .option("shard-count", value: "N", "the number of shards, for --shard auto under a Kubernetes Indexed Job"),
         .flag("quiet", short: "q", "print only errors"),
     ] + recognitionOptions
 
@@ -114,7 +123,7 @@ public enum GlossCommand {
         var fetching = RemoteFetchOptions()
         if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
         let annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
-                                  force: arguments.has("force"), fetching: fetching)
+                                  force: arguments.has("force"), fetching: fetching, shard: try shard(from: arguments))
 
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
         let batch = Task { try await annotator.annotate(inputs, into: output, events: continuation) }
@@ -131,6 +140,21 @@ public enum GlossCommand {
             printError("gloss: \(manifest.pages.count) pages, \(manifest.failedCount) not read; report: \(output)/index.html")
         }
         return manifest.failedCount == 0 ? 0 : 1
+    }
+
+    static func shard(from arguments: ParsedArguments) throws -> Shard? {
+        let count = try arguments.integer("shard-count", in: 1...1_000_000)
+        do {
+            switch arguments.value("shard") {
+            case nil:
+                guard count == nil else { throw UsageError("--shard-count goes with --shard auto") }
+                return nil
+            case "auto": return try Shard(environment: ProcessInfo.processInfo.environment, count: count)
+            case let text?: return try Shard(parsing: text)
+            }
+        } catch let error as ShardError {
+            throw UsageError("--shard: \(error)")
+        }
     }
 
     /// The paths and URLs of an input list, one per line; blank lines and `#` comments are skipped.

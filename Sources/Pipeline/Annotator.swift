@@ -30,16 +30,19 @@ public struct Annotator: Sendable {
     public var pixelsInFlight: Int
     /// How `http://` and `https://` inputs are downloaded: timeouts, retries, size cap.
     public var fetching: RemoteFetchOptions
+    /// Read only the inputs of this shard of the collection (`--shard K/N`); nil reads all.
+    public var shard: Shard?
 
     public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000,
-                fetching: RemoteFetchOptions = RemoteFetchOptions()) {
+                fetching: RemoteFetchOptions = RemoteFetchOptions(), shard: Shard? = nil) {
         self.settings = settings
         self.jobs = max(1, jobs)
         self.pageTimeout = pageTimeout
         self.force = force
         self.pixelsInFlight = pixelsInFlight
         self.fetching = fetching
+        self.shard = shard
     }
 
     /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`,
@@ -54,7 +57,10 @@ public struct Annotator: Sendable {
         defer { events?.finish() }
         let layout = OutputLayout(folder: folder)
         try AtomicFile.createDirectory(layout.pagesFolder)
-        let files = InputCollector.files(from: inputs)
+        // A file keeps its place in the whole collection, so shards merge back into one order.
+        let collection = InputCollector.inputs(from: inputs)
+        let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
+        let files = positions.map { collection[$0].path }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
         let earlier = force ? nil : EarlierRun(layout: layout)
         let recorder = try BatchRecorder(layout: layout, settings: settings, fileCount: files.count, events: events)
@@ -68,7 +74,8 @@ public struct Annotator: Sendable {
             for worker in workers {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
-                        let entries = await annotate(files[index], with: worker, into: layout, earlier: earlier,
+                        let entries = await annotate(files[index], position: positions[index], with: worker,
+                                                     into: layout, earlier: earlier,
                                                      settingsHash: settingsHash, recorder: recorder, budget: budget)
                         await recorder.finish(file: index, entries: entries)
                     }
@@ -110,7 +117,7 @@ public struct Annotator: Sendable {
 
     /// Every page of one file: skipped when an earlier run finished it, else run through the graph.
     private func annotate(
-        _ path: String, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
+        _ path: String, position: Int, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
         recorder: BatchRecorder, budget: PixelBudget
     ) async -> [ManifestEntry] {
         let graph = PageGraph(worker: worker, settings: settings, layout: layout)
@@ -119,7 +126,7 @@ public struct Annotator: Sendable {
         case .failure(let failure):
             let report = PageReport(source: path, pageIndex: 0, status: .failed, error: failure.description)
             let entry = graph.finish(report, id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)).entry!
-            await recorder.record(entry, report: report)
+            await recorder.record(entry, report: report, position: position)
             return [entry]
         case .success(let opened):
             file = opened
@@ -138,7 +145,7 @@ public struct Annotator: Sendable {
                         try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
                     }
                 }
-                await recorder.skip(done, report: report)
+                await recorder.skip(done, report: report, position: position)
                 entries.append(done)
                 if let report { reports.append(report) }
                 continue
@@ -150,7 +157,7 @@ public struct Annotator: Sendable {
             var entry = outcome.entry!
             entry.inputHash = inputHash
             entry.settingsHash = settingsHash
-            await recorder.record(entry, report: outcome.report)
+            await recorder.record(entry, report: outcome.report, position: position)
             entries.append(entry)
             reports.append(outcome.report)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GlossIndex
 import GlossReports
 import Synchronization
 
@@ -24,10 +25,11 @@ final class FileQueue: Sendable {
 
 /// Keeps the record of a running batch so that nothing it finished is lost.
 ///
-/// Every finished page is appended at once to `gloss.journal` (one JSON line; a run killed
-/// mid-line leaves a partial line that the next run ignores). The manifest and the index are
-/// rewritten at most every two seconds, so the report can be opened while the batch runs, and
-/// whole at the end, when the journal is no longer needed.
+/// Every finished page is first written to the batch's database, `gloss.sqlite`, in one
+/// transaction, then appended to `gloss.journal` (one JSON line; a run killed mid-line leaves a
+/// partial line that the next run ignores). The manifest and the index are rewritten at most
+/// every two seconds, so the report can be opened while the batch runs, and whole at the end,
+/// when the journal is no longer needed and the database holds exactly the manifest's pages.
 actor BatchRecorder {
     /// The journal, manifest, index and search data are written from a thread of the recorder's
     /// own: at 5,000 pages the index alone takes tens of milliseconds to render, and none of it
@@ -39,8 +41,10 @@ actor BatchRecorder {
     private let fileCount: Int
     private let events: AsyncStream<BatchEvent>.Continuation?
     private let journal: Int32
+    private let database: BatchIndex
+    /// The first page the database could not take: the batch goes on, and ends with this error.
+    private var databaseError: (any Error)?
     private var entriesByFile: [Int: [ManifestEntry]] = [:]
-    private var searchPages: [PageKey: BatchPage] = [:]
     private var lastWrite = ContinuousClock.now
     private static let rewriteInterval = Duration.seconds(2)
 
@@ -52,10 +56,10 @@ actor BatchRecorder {
         self.events = events
         journal = open(layout.journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard journal >= 0 else { throw OutputError(path: layout.journalPath, cause: systemError()) }
-        for file in ReportAssets.files {
-            try AtomicFile.createDirectory((layout.folder + "/" + file.path as NSString).deletingLastPathComponent)
-            try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
-        }
+        database = try BatchIndex(folder: layout.folder, create: true)
+        try database.setSettings(json: String(decoding: try JSONOutput.encode(settings, pretty: false), as: UTF8.self),
+                                 fingerprint: settings.fingerprint)
+        try BatchReport.writeAssets(into: layout)
     }
 
     deinit {
@@ -67,19 +71,32 @@ actor BatchRecorder {
         events?.yield(.pageStarted(source: key.source, pageIndex: key.pageIndex))
     }
 
-    /// A page this run finished (whatever its status).
-    func record(_ entry: ManifestEntry, report: PageReport) {
+    /// A page this run finished (whatever its status), of the input at `position` in the
+    /// whole input list.
+    func record(_ entry: ManifestEntry, report: PageReport, position: Int) {
+        store(entry, report: report, position: position)
         append(entry)
-        if let html = entry.outputs["html"] { searchPages[entry.key] = BatchPage(report: report, htmlPath: html) }
         events?.yield(.pageFinished(entry))
     }
 
-    /// A page an earlier run finished, with its report as read back from its JSON (for the
-    /// batch search), if it has one.
-    func skip(_ entry: ManifestEntry, report: PageReport?) {
+    /// A page an earlier run finished, with its report as read back from its JSON, if it has
+    /// one: stored again if the database lacks it (a run killed between the two, or a folder
+    /// from before the database).
+    func skip(_ entry: ManifestEntry, report: PageReport?, position: Int) {
+        if let report, (try? database.contains(page: entry.id)) != true {
+            store(entry, report: report, position: position)
+        }
         append(entry)
-        if let html = entry.outputs["html"], let report { searchPages[entry.key] = BatchPage(report: report, htmlPath: html) }
         events?.yield(.pageSkipped(entry))
+    }
+
+    private func store(_ entry: ManifestEntry, report: PageReport, position: Int) {
+        do {
+            try database.record(IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
+                                            settingsHash: entry.settingsHash, outputs: entry.outputs, report: report))
+        } catch {
+            if databaseError == nil { databaseError = error }
+        }
     }
 
     /// All pages of input file `index` are done.
@@ -95,6 +112,7 @@ actor BatchRecorder {
     func complete() throws -> BatchManifest {
         let manifest = try writeReport(final: true)
         unlink(layout.journalPath)
+        if let databaseError { throw databaseError }
         return manifest
     }
 
@@ -105,18 +123,10 @@ actor BatchRecorder {
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
         if final {
-            for file in BatchData.files(for: pages.compactMap { searchPages[$0.key] }) {
-                try AtomicFile.createDirectory((layout.folder + "/" + file.path as NSString).deletingLastPathComponent)
-                try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
-            }
+            try database.retainOnly(pages: Set(pages.map(\.id)))
+            try BatchReport.writeSharedData(of: pages, searching: database.searchablePages(), into: layout)
         }
-        let index = BatchIndexView(entries: pages.map {
-            BatchIndexView.Entry(
-                source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
-                meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs["html"],
-                imagePath: $0.outputs["image"])
-        })
-        try AtomicFile.write(index.render(), to: layout.indexPath)
+        try BatchReport.writeIndex(of: pages, into: layout)
         return manifest
     }
 

@@ -12,27 +12,43 @@ public enum InputCollector {
     ]
 
     public static func files(from paths: [String]) -> [String] {
+        inputs(from: paths).map(\.path)
+    }
+
+    /// The files, each with its path relative to the root it was found under: a folder named
+    /// by the user, the folder of a file named directly, or the URL itself. That relative path
+    /// is what decides a file's shard, so every machine agrees wherever the collection is mounted.
+    public static func inputs(from paths: [String]) -> [Input] {
         var seen = Set<String>()
-        var files: [String] = []
-        func add(_ path: String) {
+        var files: [Input] = []
+        func add(_ path: String, relativePath: String) {
             let key = URL(fileURLWithPath: path).standardizedFileURL.path
-            if seen.insert(key).inserted { files.append(path) }
+            if seen.insert(key).inserted { files.append(Input(path: path, relativePath: relativePath)) }
         }
         for path in paths {
             if RemoteFetcher.isRemote(path) {
-                if seen.insert(path).inserted { files.append(path) }
+                if seen.insert(path).inserted { files.append(Input(path: path, relativePath: path)) }
                 continue
             }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                for file in imagesBelow(path) { add(file) }
+                for relative in imagesBelow(path) {
+                    add((path as NSString).appendingPathComponent(relative), relativePath: relative)
+                }
             } else {
-                add(path)
+                add(path, relativePath: (path as NSString).lastPathComponent)
             }
         }
         return files
     }
 
+    /// One image to read.
+    public struct Input: Sendable, Equatable {
+        public var path: String
+        public var relativePath: String
+    }
+
+    /// Image files below `folder`, as paths relative to it, sorted.
     private static func imagesBelow(_ folder: String) -> [String] {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: folder) else { return [] }
@@ -43,7 +59,7 @@ public enum InputCollector {
             let path = (folder as NSString).appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
             if manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                found.append(path)
+                found.append(relative)
             }
         }
         return found.sorted()

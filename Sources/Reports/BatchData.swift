@@ -9,49 +9,66 @@ public struct BatchFile: Sendable, Equatable {
     }
 }
 
-/// One readable page of a batch, as the index's search and the pages' previous/next links see it.
+/// One readable page of a batch, as the pages' previous/next links see it.
 public struct BatchPage: Sendable, Equatable {
     /// The page's HTML relative to the batch folder (`pages/<id>.html`).
     public var htmlPath: String
     public var title: String
-    public var text: String
 
-    public init(htmlPath: String, title: String, text: String) {
+    public init(htmlPath: String, title: String) {
+        self.htmlPath = htmlPath
+        self.title = title
+    }
+}
+
+/// A page the batch search can find: its indexed text and the index's own tokens of it.
+public struct SearchablePage: Sendable, Equatable {
+    /// The page's HTML relative to the batch folder, or nil when the batch writes no HTML.
+    public var htmlPath: String?
+    public var title: String
+    /// The text the full-text index holds: words joined by a space, lines by a newline.
+    public var text: String
+    /// FTS5's tokens of `text`, in order (lower case, diacritics removed).
+    public var terms: [String]
+
+    public init(htmlPath: String?, title: String, text: String, terms: [String]) {
         self.htmlPath = htmlPath
         self.title = title
         self.text = text
-    }
-
-    /// The page as the batch lists it; its title is the one the page view and the index show.
-    public init(report: PageReport, htmlPath: String) {
-        self.init(htmlPath: htmlPath, title: PageView.title(of: report), text: report.text)
+        self.terms = terms
     }
 }
 
 /// The data a batch's pages share, written under `data/` once every page is done:
 ///
 /// - `data/pages.js`: the page order, read by each page view for its previous/next links;
-/// - `data/search-NNNN.js`: the text of every page in shards of about `shardSize` characters,
-///   loaded by the index only when someone searches, one `<script>` at a time (a page opened
-///   from `file://` may not `fetch` its neighbours). Each shard says how many there are.
+/// - `data/search-NNNN.js`: every page the index can search, in shards of about `shardSize`
+///   characters, loaded by the index only when someone searches, one `<script>` at a time (a
+///   page opened from `file://` may not `fetch` its neighbours). Each shard says how many there
+///   are. A page is `[htmlPath, title, text, terms]`, `terms` being the index's tokens joined by
+///   spaces: the browser evaluates queries over the very tokens `gloss search` matches.
 ///
 /// All strings are JavaScript literals escaped by `JSText`, so no text can break out of them.
 public enum BatchData {
     public static let folder = "data"
 
-    public static func files(for pages: [BatchPage], shardSize: Int = 1_000_000) -> [BatchFile] {
+    public static func files(for pages: [BatchPage], searching searchable: [SearchablePage],
+                             shardSize: Int = 1_000_000) -> [BatchFile] {
         let order = pages.map { "[" + JSText.literal($0.htmlPath) + "," + JSText.literal($0.title) + "]" }
         var files = [BatchFile(path: folder + "/pages.js",
                                bytes: Array(("window.glossPages = [\n" + order.joined(separator: ",\n") + "\n];\n").utf8))]
 
         var shards: [[String]] = [[]]
         var size = 0
-        for page in pages {
+        for page in searchable {
             if size > 0 && size + page.text.utf8.count > shardSize {
                 shards.append([])
                 size = 0
             }
-            shards[shards.count - 1].append(JSText.array([page.htmlPath, page.title, page.text]))
+            let html = page.htmlPath.map(JSText.literal) ?? "null"
+            shards[shards.count - 1].append(
+                "[" + html + "," + JSText.literal(page.title) + "," + JSText.literal(page.text) + ","
+                    + JSText.literal(page.terms.joined(separator: " ")) + "]")
             size += page.text.utf8.count
         }
         for (index, entries) in shards.enumerated() {

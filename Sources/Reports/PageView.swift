@@ -23,7 +23,9 @@ public struct PageView {
     }
 
     /// How pages are named in titles, the index and search results.
-    public static func title(of report: PageReport) -> String { "\(report.source) · page \(report.pageIndex + 1)" }
+    public static func title(of report: PageReport) -> String { title(source: report.source, pageIndex: report.pageIndex) }
+
+    public static func title(source: String, pageIndex: Int) -> String { "\(source) · page \(pageIndex + 1)" }
 
     public func render() -> String {
         let title = Self.title(of: report)

@@ -1,0 +1,148 @@
+import Foundation
+import GlossGeometry
+import GlossIndex
+import GlossPipeline
+import GlossReports
+
+/// `gloss search` and `gloss merge`: the batch's database from the command line.
+extension GlossCommand {
+    static let searchOptions: [OptionSpec] = [
+        .flag("json", "print the results as JSON, for scripts"),
+        .option("faces", value: "N", "only pages with at least N faces (with no QUERY: list those pages)"),
+        .option("limit", short: "n", value: "N", "at most N pages (default: 20)"),
+        .flag("help", short: "h", "show this help"),
+    ]
+
+    static func search(_ words: ArraySlice<String>) async throws -> Int32 {
+        let arguments = try ParsedArguments(words, options: searchOptions)
+        if arguments.has("help") {
+            print(helpText(usage: "gloss search DIR QUERY [options]",
+                           summary: """
+                               Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is an FTS5 query:
+                               words (all must occur), "a phrase", prefix*, OR, NOT, AND and parentheses; case and accents
+                               do not matter. Pages are ranked by bm25. Exit status: 0 when something matched, 1 when
+                               nothing did, 2 for a wrong command line or query.
+                               """,
+                           options: searchOptions), terminator: "")
+            return 0
+        }
+        let minimumFaces = try arguments.integer("faces", in: 0...100_000)
+        let limit = try arguments.integer("limit", in: 1...1_000_000) ?? 20
+        guard let folder = arguments.operands.first else { throw UsageError("search needs DIR") }
+        guard arguments.operands.count <= 2 else { throw UsageError("put a query of several words in quotes") }
+        let query = arguments.operands.count == 2 ? arguments.operands[1] : nil
+        guard query != nil || minimumFaces != nil else { throw UsageError("search needs a QUERY, or --faces N") }
+
+        let index = try BatchIndex(folder: folder, create: false)
+        let results: [SearchOutput.Result]
+        if let query {
+            results = try index.search(query, minimumFaces: minimumFaces ?? 0, limit: limit).map(SearchOutput.Result.init)
+        } else {
+            results = try index.pages(withAtLeastFaces: minimumFaces ?? 0).prefix(limit).map(SearchOutput.Result.init)
+        }
+        if arguments.has("json") {
+            let output = SearchOutput(query: query, results: results)
+            FileHandle.standardOutput.write(Data(try JSONOutput.encode(output) + [0x0A]))
+        } else {
+            FileHandle.standardOutput.write(Data(results.map(\.text).joined().utf8))
+        }
+        return results.isEmpty ? 1 : 0
+    }
+
+    static let mergeOptions: [OptionSpec] = [
+        .option("output", short: "o", value: "DIR", "the batch to merge into (required; created if missing)"),
+        .flag("quiet", short: "q", "print only errors"),
+        .flag("help", short: "h", "show this help"),
+    ]
+
+    static func merge(_ words: ArraySlice<String>) async throws -> Int32 {
+        let arguments = try ParsedArguments(words, options: mergeOptions)
+        if arguments.has("help") {
+            print(helpText(usage: "gloss merge SHARD... -o DIR",
+                           summary: """
+                               Merges the outputs of 'gloss annotate --shard K/N' runs into one batch in DIR: pages, index
+                               database, manifest and report. Merging a shard again changes nothing.
+                               """,
+                           options: mergeOptions), terminator: "")
+            return 0
+        }
+        guard let output = arguments.value("output") else { throw UsageError("merge needs -o DIR") }
+        guard !arguments.operands.isEmpty else { throw UsageError("merge needs at least one SHARD folder") }
+        let manifest = try BatchMerge.merge(arguments.operands, into: output)
+        if !arguments.has("quiet") {
+            printError("gloss: \(manifest.pages.count) pages from \(arguments.operands.count) shards, "
+                       + "\(manifest.failedCount) not read; report: \(output)/index.html")
+        }
+        return 0
+    }
+}
+
+/// What `gloss search --json` prints.
+struct SearchOutput: Encodable {
+    struct Hit: Encodable {
+        var text: String
+        var box: PixelRect
+    }
+
+    struct Result: Encodable {
+        var source: String
+        /// From 1, as people count pages.
+        var page: Int
+        var id: String
+        var html: String?
+        var score: Double?
+        var snippet: String?
+        var hits: [Hit]?
+        var faces: Int?
+
+        init(_ result: SearchResult) {
+            source = result.source
+            page = result.pageIndex + 1
+            id = result.name
+            html = result.htmlPath
+            score = result.score
+            snippet = result.snippet
+            hits = result.hits.map { Hit(text: $0.text, box: $0.box) }
+        }
+
+        init(_ page: IndexedPageSummary) {
+            source = page.source
+            self.page = page.pageIndex + 1
+            id = page.name
+            html = page.outputs["html"]
+            faces = page.faceCount
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(source, forKey: .source)
+            try container.encode(page, forKey: .page)
+            try container.encode(id, forKey: .id)
+            // Scripts can rely on `html` being present, null when the batch wrote no HTML.
+            if let html { try container.encode(html, forKey: .html) } else { try container.encodeNil(forKey: .html) }
+            try container.encodeIfPresent(score, forKey: .score)
+            try container.encodeIfPresent(snippet, forKey: .snippet)
+            try container.encodeIfPresent(hits, forKey: .hits)
+            try container.encodeIfPresent(faces, forKey: .faces)
+        }
+
+        private enum CodingKeys: String, CodingKey { case source, page, id, html, score, snippet, hits, faces }
+
+        /// Two lines a page for people: where, then the snippet (or the face count).
+        var text: String {
+            var head = "\(source), page \(page)"
+            if let score { head += "  (score \(DecimalText.format(score, maximumFractionDigits: 2)))" }
+            if let faces { head += "  \(faces) \(faces == 1 ? "face" : "faces")" }
+            var lines = [head]
+            if let snippet { lines.append("    " + snippet.replacingOccurrences(of: "\n", with: " ")) }
+            if let hits, !hits.isEmpty {
+                lines.append("    at " + hits.prefix(8).map { "\($0.text) \($0.box.x),\($0.box.y) \($0.box.width)x\($0.box.height)" }
+                    .joined(separator: "; ") + (hits.count > 8 ? "; and \(hits.count - 8) more" : ""))
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+
+    var query: String?
+    var results: [Result]
+}

@@ -1,0 +1,261 @@
+import Foundation
+import GlossReports
+
+/// A finished page as the index keeps it: the report, and what ties it to its input and files.
+public struct IndexedPage: Sendable {
+    /// The page's identifier, the stem of its output files (`pages/<name>.json`).
+    public var name: String
+    /// The input file's place in the whole input list (before any sharding).
+    public var position: Int
+    public var inputHash: String?
+    public var settingsHash: String?
+    /// Output files by format, relative to the batch folder.
+    public var outputs: [String: String]
+    public var report: PageReport
+
+    public init(name: String, position: Int, inputHash: String?, settingsHash: String?,
+                outputs: [String: String], report: PageReport) {
+        self.name = name
+        self.position = position
+        self.inputHash = inputHash
+        self.settingsHash = settingsHash
+        self.outputs = outputs
+        self.report = report
+    }
+}
+
+/// A page as the index lists it, without its words: enough for the manifest and the report.
+public struct IndexedPageSummary: Sendable, Equatable {
+    public var name: String
+    public var source: String
+    public var pageIndex: Int
+    public var position: Int
+    public var status: PageStatus
+    public var error: String?
+    public var wordCount: Int
+    public var meanConfidence: Double?
+    public var faceCount: Int
+    public var inputHash: String?
+    public var settingsHash: String?
+    public var outputs: [String: String]
+}
+
+/// The embedded database of a batch, `DIR/gloss.sqlite`: every page, word and face, and a
+/// full-text index over the pages' text.
+///
+/// One writer at a time (the batch recorder, or `gloss merge`); any number of readers, even
+/// while it writes (WAL). Each page is written in one transaction, so a run killed at any
+/// moment leaves every page either whole or absent.
+public final class BatchIndex {
+    public static let fileName = "gloss.sqlite"
+
+    let database: Database
+
+    /// Opens the index of the batch in `folder`, creating it (and bringing an older one up to
+    /// date) when `create` is true; otherwise the index must already exist.
+    public init(folder: String, create: Bool) throws {
+        let path = folder + "/" + Self.fileName
+        if !create && !FileManager.default.fileExists(atPath: path) {
+            throw IndexError(path: path, operation: "open", message: "no index here (was the batch run with this Gloss?)",
+                             code: 0)
+        }
+        database = try Database(path: path, create: create)
+        try Schema.migrate(database)
+    }
+
+    public var path: String { database.path }
+
+    // MARK: Batch settings
+
+    /// The settings the batch is read with, as JSON, and their fingerprint.
+    public func setSettings(json: String, fingerprint: String) throws {
+        let statement = try database.prepare(
+            "INSERT INTO batch(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            operation: "record the settings")
+        try database.transaction("record the settings") {
+            try statement.run([.text("settings"), .text(json)])
+            try statement.run([.text("settings_hash"), .text(fingerprint)])
+        }
+    }
+
+    public func setting(_ key: String) throws -> String? {
+        let statement = try database.prepare("SELECT value FROM batch WHERE key = ?", operation: "read the settings")
+        try statement.bind([.text(key)])
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    // MARK: Writing pages
+
+    /// Writes one page, replacing any earlier version of it, in one transaction.
+    public func record(_ page: IndexedPage) throws {
+        try database.transaction("record \(page.name)") {
+            try removePages(where: "name = ?1 OR (input_id = (SELECT id FROM inputs WHERE path = ?2) AND page_index = ?3)",
+                            [.text(page.name), .text(page.report.source), SQLValue(page.report.pageIndex)])
+            try insert(page)
+        }
+    }
+
+    /// Whether the index holds a page of this name.
+    public func contains(page name: String) throws -> Bool {
+        let statement = try database.prepare("SELECT 1 FROM pages WHERE name = ?", operation: "look up \(name)")
+        try statement.bind([.text(name)])
+        return try statement.step()
+    }
+
+    /// Removes every page whose name is not in `names` (and inputs left without pages), so the
+    /// index holds exactly the pages the manifest lists.
+    public func retainOnly(pages names: Set<String>) throws {
+        try database.transaction("drop pages the batch no longer lists") {
+            try database.execute("CREATE TEMP TABLE IF NOT EXISTS kept(name TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept;",
+                                 operation: "drop pages the batch no longer lists")
+            let keep = try database.prepare("INSERT OR IGNORE INTO kept(name) VALUES (?)", operation: "drop pages")
+            for name in names { try keep.run([.text(name)]) }
+            try removePages(where: "name NOT IN (SELECT name FROM kept)", [])
+            try database.execute("DELETE FROM inputs WHERE id NOT IN (SELECT input_id FROM pages); DROP TABLE kept;",
+                                 operation: "drop pages the batch no longer lists")
+        }
+    }
+
+    func removePages(where condition: String, _ values: [SQLValue]) throws {
+        // External-content FTS5 forgets a row only when told the text it indexed.
+        try database.prepare("""
+            INSERT INTO page_text(page_text, rowid, text)
+            SELECT 'delete', id, text FROM pages WHERE status = 'ok' AND (\(condition))
+            """, operation: "remove a page").run(values)
+        try database.prepare("DELETE FROM pages WHERE \(condition)", operation: "remove a page").run(values)
+    }
+
+    private func insert(_ page: IndexedPage) throws {
+        let report = page.report
+        let operation = "record \(page.name)"
+        try database.prepare("""
+            INSERT INTO inputs(path, position, content_hash, settings_hash) VALUES (?, ?, ?, ?)
+            ON CONFLICT(path) DO UPDATE SET position = excluded.position, content_hash = excluded.content_hash,
+                settings_hash = excluded.settings_hash
+            """, operation: operation)
+            .run([.text(report.source), SQLValue(page.position), SQLValue(page.inputHash), SQLValue(page.settingsHash)])
+        let text = IndexedText(report.words)
+        let meanConfidence = report.words.isEmpty
+            ? nil : (report.words.map(\.confidence).reduce(0, +) / Double(report.words.count) * 10).rounded() / 10
+        try database.prepare("""
+            INSERT INTO pages(name, input_id, page_index, width, height, status, error, mean_confidence, timings,
+                              outputs, title, text)
+            VALUES (?, (SELECT id FROM inputs WHERE path = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, operation: operation)
+            .run([.text(page.name), .text(report.source), SQLValue(report.pageIndex), SQLValue(report.width),
+                  SQLValue(report.height), .text(report.status.rawValue), SQLValue(report.error), SQLValue(meanConfidence),
+                  .text(try Self.json(report.timings)), .text(try Self.json(page.outputs)),
+                  .text(PageView.title(of: report)), .text(text.text)])
+        let pageID = database.lastInsertedRow
+
+        let word = try database.prepare("""
+            INSERT INTO words(page_id, position, line, text, start, x, y, width, height, confidence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, operation: operation)
+        for (position, item) in report.words.enumerated() {
+            try word.run([.integer(pageID), SQLValue(position), SQLValue(item.line), .text(item.text),
+                          SQLValue(text.starts[position]), SQLValue(item.box.x), SQLValue(item.box.y),
+                          SQLValue(item.box.width), SQLValue(item.box.height), .real(item.confidence)])
+        }
+        let face = try database.prepare("""
+            INSERT INTO faces(page_id, position, x, y, width, height, confidence, neighbors, landmarks, has_smile)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, operation: operation)
+        for (position, item) in report.faces.enumerated() {
+            let landmarks = Landmarks(leftEye: item.leftEye, rightEye: item.rightEye, mouth: item.mouth)
+            try face.run([.integer(pageID), SQLValue(position), SQLValue(item.box.x), SQLValue(item.box.y),
+                          SQLValue(item.box.width), SQLValue(item.box.height), .real(item.confidence),
+                          SQLValue(item.neighbors), .text(try Self.json(landmarks)), SQLValue(item.hasSmile ? 1 : 0)])
+        }
+        if report.status == .ok {
+            try database.prepare("INSERT INTO page_text(rowid, text) VALUES (?, ?)", operation: operation)
+                .run([.integer(pageID), .text(text.text)])
+        }
+    }
+
+    private struct Landmarks: Codable {
+        var leftEye: FaceReport.Landmark?
+        var rightEye: FaceReport.Landmark?
+        var mouth: FaceReport.Landmark?
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try JSONOutput.encode(value, pretty: false), as: UTF8.self)
+    }
+
+    // MARK: Reading pages
+
+    /// Every page, in input order.
+    public func pages() throws -> [IndexedPageSummary] {
+        try summaries(where: "1")
+    }
+
+    /// Pages with at least `count` faces, in input order.
+    public func pages(withAtLeastFaces count: Int) throws -> [IndexedPageSummary] {
+        try summaries(where: "(SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= \(max(0, count))")
+    }
+
+    private func summaries(where condition: String) throws -> [IndexedPageSummary] {
+        let statement = try database.prepare("""
+            SELECT p.name, i.path, p.page_index, i.position, p.status, p.error, p.mean_confidence, i.content_hash,
+                   i.settings_hash, p.outputs,
+                   (SELECT count(*) FROM words w WHERE w.page_id = p.id),
+                   (SELECT count(*) FROM faces f WHERE f.page_id = p.id)
+            FROM pages p JOIN inputs i ON i.id = p.input_id
+            WHERE \(condition)
+            ORDER BY i.position, p.page_index
+            """, operation: "list pages")
+        var found: [IndexedPageSummary] = []
+        while try statement.step() {
+            found.append(IndexedPageSummary(
+                name: statement.text(0), source: statement.text(1), pageIndex: statement.int(2), position: statement.int(3),
+                status: PageStatus(rawValue: statement.text(4)) ?? .failed, error: statement.optionalText(5),
+                wordCount: statement.int(10), meanConfidence: statement.optionalDouble(6), faceCount: statement.int(11),
+                inputHash: statement.optionalText(7), settingsHash: statement.optionalText(8),
+                outputs: (try? JSONDecoder().decode([String: String].self, from: Data(statement.text(9).utf8))) ?? [:]))
+        }
+        return found
+    }
+
+    /// The pages that were read, with their indexed text and FTS5's own tokens of it, in input
+    /// order: what the report's search evaluates queries over, so it matches what `search` does.
+    public func searchablePages() throws -> [SearchablePage] {
+        var terms: [Int: [(offset: Int, term: String)]] = [:]
+        let vocabulary = try database.prepare("SELECT term, doc, offset FROM page_terms", operation: "export the search data")
+        while try vocabulary.step() {
+            terms[vocabulary.int(1), default: []].append((vocabulary.int(2), vocabulary.text(0)))
+        }
+        let statement = try database.prepare("""
+            SELECT p.id, p.outputs, p.title, p.text FROM pages p JOIN inputs i ON i.id = p.input_id
+            WHERE p.status = 'ok' ORDER BY i.position, p.page_index
+            """, operation: "export the search data")
+        var pages: [SearchablePage] = []
+        while try statement.step() {
+            let outputs = (try? JSONDecoder().decode([String: String].self, from: Data(statement.text(1).utf8))) ?? [:]
+            let tokens = (terms[statement.int(0)] ?? []).sorted { $0.offset < $1.offset }.map(\.term)
+            pages.append(SearchablePage(htmlPath: outputs["html"], title: statement.text(2), text: statement.text(3),
+                                        terms: tokens))
+        }
+        return pages
+    }
+}
+
+/// A page's words as one text for the full-text index: words joined by a space, lines by a
+/// newline, with where each word starts (in Unicode scalars) so hits map back to boxes.
+struct IndexedText {
+    var text = ""
+    var starts: [Int] = []
+
+    init(_ words: [PageReport.Word]) {
+        var length = 0
+        for (index, word) in words.enumerated() {
+            if index > 0 {
+                text += words[index - 1].line == word.line ? " " : "\n"
+                length += 1
+            }
+            starts.append(length)
+            text += word.text
+            length += word.text.unicodeScalars.count
+        }
+    }
+}

@@ -1,0 +1,47 @@
+extension BatchIndex {
+    /// Takes every input and page of the index at `path` into this one, replacing pages it
+    /// already holds under the same name: merging the same shard twice changes nothing.
+    /// One transaction: the merged index has all of the shard or none of it.
+    public func merge(from path: String) throws {
+        let operation = "merge \(path)"
+        try database.prepare("ATTACH DATABASE ? AS shard", operation: operation).run([.text(path)])
+        defer { try? database.execute("DETACH DATABASE shard", operation: operation) }
+        let version = try database.prepare("PRAGMA shard.user_version", operation: operation)
+        guard try version.step(), version.int(0) == Schema.migrations.count else {
+            throw IndexError(path: path, operation: operation, message: "its schema is not this Gloss's (open it with this Gloss first)",
+                             code: 0)
+        }
+        try database.transaction(operation) {
+            try database.execute("""
+                INSERT INTO batch(key, value) SELECT key, value FROM shard.batch WHERE true
+                    ON CONFLICT(key) DO NOTHING;
+                INSERT INTO inputs(path, position, content_hash, settings_hash)
+                    SELECT path, position, content_hash, settings_hash FROM shard.inputs WHERE true
+                    ON CONFLICT(path) DO UPDATE SET position = excluded.position, content_hash = excluded.content_hash,
+                        settings_hash = excluded.settings_hash;
+                """, operation: operation)
+            try removePages(where: """
+                name IN (SELECT name FROM shard.pages) OR EXISTS (
+                    SELECT 1 FROM shard.pages sp JOIN shard.inputs si ON si.id = sp.input_id
+                    WHERE si.path = (SELECT path FROM main.inputs WHERE id = pages.input_id) AND sp.page_index = pages.page_index)
+                """, [])
+            try database.execute("""
+                INSERT INTO pages(name, input_id, page_index, width, height, status, error, mean_confidence, timings,
+                                  outputs, title, text)
+                    SELECT sp.name, (SELECT id FROM main.inputs WHERE path = si.path), sp.page_index, sp.width, sp.height,
+                           sp.status, sp.error, sp.mean_confidence, sp.timings, sp.outputs, sp.title, sp.text
+                    FROM shard.pages sp JOIN shard.inputs si ON si.id = sp.input_id
+                    ORDER BY si.position, sp.page_index;
+                INSERT INTO words(page_id, position, line, text, start, x, y, width, height, confidence)
+                    SELECT mp.id, w.position, w.line, w.text, w.start, w.x, w.y, w.width, w.height, w.confidence
+                    FROM shard.words w JOIN shard.pages sp ON sp.id = w.page_id JOIN main.pages mp ON mp.name = sp.name;
+                INSERT INTO faces(page_id, position, x, y, width, height, confidence, neighbors, landmarks, has_smile)
+                    SELECT mp.id, f.position, f.x, f.y, f.width, f.height, f.confidence, f.neighbors, f.landmarks, f.has_smile
+                    FROM shard.faces f JOIN shard.pages sp ON sp.id = f.page_id JOIN main.pages mp ON mp.name = sp.name;
+                INSERT INTO page_text(rowid, text)
+                    SELECT mp.id, mp.text FROM main.pages mp
+                    WHERE mp.status = 'ok' AND mp.name IN (SELECT name FROM shard.pages);
+                """, operation: operation)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import CSQLite
+
+/// What went wrong with a batch's index: which database, doing what, and SQLite's own words.
+public struct IndexError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    /// What Gloss was doing: "open", "migrate", "record a page", "search"...
+    public var operation: String
+    public var message: String
+    /// SQLite's extended result code, 0 when the error is Gloss's own.
+    public var code: Int32
+
+    public var description: String { "\(path): index: cannot \(operation): \(message)" }
+}
+
+/// One SQLite connection, owned here and closed when the owner goes away.
+///
+/// Internal to the index module: SQL never leaves it. Not `Sendable`: a connection is used by
+/// one owner at a time (the batch recorder's thread, or a command).
+final class Database {
+    let path: String
+    private let handle: OpaquePointer
+
+    /// Opens (creating it if `create`) the database at `path`, in WAL mode so readers never
+    /// block the one writer, with foreign keys enforced.
+    init(path: String, create: Bool) throws {
+        self.path = path
+        var connection: OpaquePointer?
+        let flags = (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(connection)
+            throw IndexError(path: path, operation: "open", message: message, code: code)
+        }
+        handle = connection
+        sqlite3_extended_result_codes(handle, 1)
+        // A reader waits for a writer's checkpoint rather than failing at once.
+        sqlite3_busy_timeout(handle, 5_000)
+        try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                    operation: "open")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Every SQLite result code goes through here: anything but success becomes an `IndexError`.
+    @discardableResult
+    func check(_ code: Int32, _ operation: String) throws -> Int32 {
+        switch code {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return code
+        default:
+            throw IndexError(path: path, operation: operation, message: String(cString: sqlite3_errmsg(handle)),
+                             code: sqlite3_extended_errcode(handle))
+        }
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String, operation: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), operation)
+    }
+
+    func prepare(_ sql: String, operation: String) throws -> Statement {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil), operation)
+        return Statement(statement!, database: self, operation: operation)
+    }
+
+    /// Runs `body` in one transaction: all of it is written, or none of it.
+    func transaction<T>(_ operation: String, _ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE", operation: operation)
+        do {
+            let result = try body()
+            try execute("COMMIT", operation: operation)
+            return result
+        } catch {
+            try? execute("ROLLBACK", operation: operation)
+            throw error
+        }
+    }
+
+    var userVersion: Int {
+        get throws {
+            let statement = try prepare("PRAGMA user_version", operation: "read the schema version")
+            return try statement.step() ? statement.int(0) : 0
+        }
+    }
+
+    var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+}
+
+/// A value SQLite stores.
+enum SQLValue {
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case null
+}
+
+/// One prepared statement, finalised when it goes away.
+final class Statement {
+    private let handle: OpaquePointer
+    private let database: Database
+    private let operation: String
+
+    fileprivate init(_ handle: OpaquePointer, database: Database, operation: String) {
+        self.handle = handle
+        self.database = database
+        self.operation = operation
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `values` to the parameters in order, after clearing what the last run left.
+    @discardableResult
+    func bind(_ values: [SQLValue]) throws -> Statement {
+        try database.check(sqlite3_reset(handle), operation)
+        try database.check(sqlite3_clear_bindings(handle), operation)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .integer(let number): try database.check(sqlite3_bind_int64(handle, index, number), operation)
+            case .real(let number): try database.check(sqlite3_bind_double(handle, index, number), operation)
+            case .text(let text): try database.check(sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), gloss_sqlite_transient()), operation)
+            case .null: try database.check(sqlite3_bind_null(handle, index), operation)
+            }
+        }
+        return self
+    }
+
+    /// Advances to the next row; false when there are no more.
+    func step() throws -> Bool {
+        try database.check(sqlite3_step(handle), operation) == SQLITE_ROW
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ values: [SQLValue] = []) throws {
+        try bind(values)
+        while try step() {}
+    }
+
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+    }
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+extension SQLValue {
+    init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+    init(_ number: Int) { self = .integer(Int64(number)) }
+    init(_ number: Double?) { self = number.map { .real($0) } ?? .null }
+}
