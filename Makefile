@@ -6,10 +6,10 @@ SWIFT ?= swift
 STRICT = -Xswiftc -warnings-as-errors
 
 # What Gloss links and reads at run time; then what the tests use (the Tesseract CLI for TSV
-# comparisons, Chromium and Selenium for the browser test, xmllint), the fixture script (Pillow,
+# comparisons, Chromium and Selenium for the browser tests, xmllint), the fixture script (Pillow,
 # DejaVu) and the benchmarks (GNU time, OpenCV's Python bindings as the reference detector).
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libtesseract-dev libleptonica-dev libpng-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv
 
@@ -32,8 +32,11 @@ test:
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing $(STRICT)
 	$(SWIFT) test -c release --skip-build
 	/usr/bin/python3 tests-browser/test_viewer.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
+	/usr/bin/python3 tests-browser/search_conformance.py
 
 bench: build
+	$(SWIFT) build -c release --product IndexBench
+	"$(BIN)/IndexBench"
 	bench/ocr.sh
 	bench/pipeline.sh
 

@@ -84,6 +84,11 @@ let package = Package(
             path: "bench/faces/FaceBench", swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "IndexBench", dependencies: ["GlossIndex", "GlossReports", "GlossGeometry"],
+            path: "bench/index/IndexBench", swiftSettings: swiftSettings
+        ),
+
         // Tests mirror the modules; Support holds the fixture loaders they share.
         .target(
             name: "GlossTestSupport", path: "Tests/Support", exclude: ["http_test_server.py"], swiftSettings: swiftSettings
@@ -104,7 +109,11 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "PipelineTests", dependencies: ["GlossPipeline", "GlossCommandLine", "GlossImaging", "GlossReports", "GlossTestSupport"],
+            name: "IndexTests", dependencies: ["GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["GlossPipeline", "GlossCommandLine", "GlossImaging", "GlossReports", "GlossIndex", "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

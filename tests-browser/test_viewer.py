@@ -6,7 +6,8 @@ from file://, and checks what a person would see.
 
 Needs Debian's chromium, chromium-driver and python3-selenium (python3-pil for the page whose
 text is markup). Without them it says so and exits 0. Screenshots go to --artifacts
-(default .build/browser-test). The last line is "N passed, N failed".
+(default .build/browser-test). A check that needs what this gloss lacks (`gloss search`) is
+skipped with a note. The last line is "N passed, N failed".
 """
 
 import argparse
@@ -25,6 +26,11 @@ XSS_NAME = "<img src=x onerror=alert(1)>.png"
 XSS_TEXT = "</script><script>alert(1)</script>"
 KNOWN_WORDS = ["quick", "harbour", "oranges"]
 WINDOW_SIZES = [(1400, 1000), (760, 900)]
+# Queries the report's search and `gloss search` must answer alike: same pages, same order.
+SEARCH_QUERIES = ["harbour", "\"quick brown\"", "qui*", "quick NOT harbour", "quick OR oranges"]
+# Refused by FTS5, so refused by both.
+BAD_QUERIES = ["quick-", "harbour)"]
+SCORE_TOLERANCE = 1e-9
 
 
 def skip(reason):
@@ -52,6 +58,10 @@ def find_tool(names):
 
 
 class Failure(Exception):
+    pass
+
+
+class Skipped(Exception):
     pass
 
 
@@ -111,12 +121,16 @@ class Run:
         self.args = args
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
 
     def test(self, name, function):
         try:
             function()
             self.passed += 1
             print("ok   " + name)
+        except Skipped as note:
+            self.skipped += 1
+            print("skip " + name + ": " + str(note))
         except Exception as error:
             self.failed += 1
             print("FAIL " + name + ": " + str(error))
@@ -288,6 +302,73 @@ def main():
         check(hits == 1, "the page opens with the hit marked")
         check(not console_errors(driver), "console errors: %s" % console_errors(driver))
 
+    def wait_for_search(query):
+        """Types `query` into the index's search and waits for the ranked list of every shard."""
+        field = driver.find_element(By.ID, "search")
+        field.clear()
+        field.send_keys(query)
+        time.sleep(0.3)  # the delayed search after the last keystroke
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            text = driver.find_element(By.ID, "search-status").text
+            if text and "so far" not in text:
+                return text
+            time.sleep(0.1)
+        raise Failure("the search for %r did not finish: %r" % (query, driver.find_element(By.ID, "search-status").text))
+
+    def tied_order(entries):
+        """[(html, score)] best first, scores within SCORE_TOLERANCE taken as one rank."""
+        order, group, anchor = [], [], None
+        for html, score in sorted(entries, key=lambda entry: entry[1]):
+            if anchor is not None and abs(score - anchor) > SCORE_TOLERANCE * max(1.0, abs(anchor)):
+                order.extend(sorted(group, key=lambda h: h or ""))
+                group, anchor = [], None
+            if anchor is None:
+                anchor = score
+            group.append(html)
+        return order + sorted(group, key=lambda h: h or "")
+
+    def index_search_agrees_with_gloss_search():
+        probe = subprocess.run([args.gloss, "search", "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if probe.returncode != 0:
+            raise Skipped("`%s search --help` exited %d: this gloss has no search command to compare with"
+                          % (args.gloss, probe.returncode))
+        load(driver, index_url)
+        for query in SEARCH_QUERIES:
+            cli = subprocess.run([args.gloss, "search", report, query, "--json", "--limit", "100000"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            check(cli.returncode in (0, 1), "gloss search %r exited %d: %s" % (query, cli.returncode, cli.stderr.strip()))
+            answer = json.loads(cli.stdout)
+            expected = [(result["html"], result["score"]) for result in answer["results"]]
+            status = wait_for_search(query)
+            listed = driver.execute_script("""
+                return Array.prototype.map.call(document.querySelectorAll('#result-list > li'), function (item) {
+                  var link = item.querySelector('a');
+                  return link ? link.getAttribute('href').split('#q=')[0] : (item.querySelector('button') ? '' : null);
+                }).filter(function (html) { return html !== ''; });""")
+            ours = driver.execute_script("return window.glossSearch.evaluate(arguments[0])", query)
+            check(ours["error"] is None and ours["complete"], "the browser's search of %r: %s" % (query, ours))
+            check(len(listed) == len(ours["scores"]), "%r lists %d of %d pages (%s)" % (query, len(listed), len(ours["scores"]), status))
+            check(tied_order(list(zip(listed, ours["scores"]))) == tied_order(expected),
+                  "%r: the report lists %s, gloss search %s" % (query, listed, [html for html, _ in expected]))
+            for (html, score), theirs in zip(sorted(zip(listed, ours["scores"]), key=lambda e: e[0] or ""),
+                                             sorted(expected, key=lambda e: e[0] or "")):
+                check(abs(score - theirs[1]) <= SCORE_TOLERANCE * max(1.0, abs(theirs[1])),
+                      "%r: %s scores %r in the report, %r in gloss search" % (query, html, score, theirs[1]))
+        for query in BAD_QUERIES:
+            cli = subprocess.run([args.gloss, "search", report, query, "--json"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            check(cli.returncode == 2, "gloss search %r exited %d, expected 2 (a bad query)" % (query, cli.returncode))
+            status = driver.find_element(By.ID, "search-status")
+            field = driver.find_element(By.ID, "search")
+            field.clear()
+            field.send_keys(query)
+            time.sleep(0.4)
+            check(status.text.startswith("Query error:"), "the report says %r for %r" % (status.text, query))
+            check(not driver.find_elements(By.CSS_SELECTOR, "#result-list li"), "nothing listed for %r" % query)
+        shot("index-search-ranked")
+        check(not console_errors(driver), "console errors: %s" % console_errors(driver))
+
     def manifest_failures():
         return sum(1 for entry in manifest["pages"] if entry["status"] != "ok")
 
@@ -352,12 +433,15 @@ def main():
         run.test("tooltip shows text and confidence", tooltip_shows_text_and_confidence)
         run.test("keyboard goes to the next page", keyboard_goes_to_the_next_page)
         run.test("index search opens the page at the hit", index_search_opens_the_page_at_the_hit)
+        run.test("index search agrees with gloss search", index_search_agrees_with_gloss_search)
         run.test("markup in names and text stays text", markup_in_names_and_text_stays_text)
         run.test("the policy blocks inline code under file URLs", the_policy_blocks_inline_code_under_file_urls)
     finally:
         driver.quit()
         shutil.rmtree(work, ignore_errors=True)
     print("screenshots: " + args.artifacts)
+    if run.skipped:
+        print("%d skipped (see the notes above)" % run.skipped)
     print("%d passed, %d failed" % (run.passed, run.failed))
     sys.exit(1 if run.failed else 0)
 

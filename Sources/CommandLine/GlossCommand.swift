@@ -1,4 +1,5 @@
 import Foundation
+import GlossIndex
 import GlossPipeline
 import GlossReports
 import GlossTextRecognition

@@ -120,7 +120,7 @@ public final class BatchIndex {
         // External-content FTS5 forgets a row only when told the text it indexed.
         try database.prepare("""
             INSERT INTO page_text(page_text, rowid, text)
-            SELECT 'delete', id, text FROM pages WHERE status = 'ok' AND (\(condition))
+            SELECT 'delete', page_id, text FROM page_texts WHERE page_id IN (SELECT id FROM pages WHERE \(condition))
             """, operation: "remove a page").run(values)
         try database.prepare("DELETE FROM pages WHERE \(condition)", operation: "remove a page").run(values)
     }
@@ -139,13 +139,13 @@ public final class BatchIndex {
             ? nil : (report.words.map(\.confidence).reduce(0, +) / Double(report.words.count) * 10).rounded() / 10
         try database.prepare("""
             INSERT INTO pages(name, input_id, page_index, width, height, status, error, mean_confidence, timings,
-                              outputs, title, text)
-            VALUES (?, (SELECT id FROM inputs WHERE path = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              outputs, title)
+            VALUES (?, (SELECT id FROM inputs WHERE path = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, operation: operation)
             .run([.text(page.name), .text(report.source), SQLValue(report.pageIndex), SQLValue(report.width),
                   SQLValue(report.height), .text(report.status.rawValue), SQLValue(report.error), SQLValue(meanConfidence),
                   .text(try Self.json(report.timings)), .text(try Self.json(page.outputs)),
-                  .text(PageView.title(of: report)), .text(text.text)])
+                  .text(PageView.title(of: report))])
         let pageID = database.lastInsertedRow
 
         let word = try database.prepare("""
@@ -168,6 +168,8 @@ public final class BatchIndex {
                           SQLValue(item.neighbors), .text(try Self.json(landmarks)), SQLValue(item.hasSmile ? 1 : 0)])
         }
         if report.status == .ok {
+            try database.prepare("INSERT INTO page_texts(page_id, text) VALUES (?, ?)", operation: operation)
+                .run([.integer(pageID), .text(text.text)])
             try database.prepare("INSERT INTO page_text(rowid, text) VALUES (?, ?)", operation: operation)
                 .run([.integer(pageID), .text(text.text)])
         }
@@ -226,8 +228,9 @@ public final class BatchIndex {
             terms[vocabulary.int(1), default: []].append((vocabulary.int(2), vocabulary.text(0)))
         }
         let statement = try database.prepare("""
-            SELECT p.id, p.outputs, p.title, p.text FROM pages p JOIN inputs i ON i.id = p.input_id
-            WHERE p.status = 'ok' ORDER BY i.position, p.page_index
+            SELECT p.id, p.outputs, p.title, t.text
+            FROM pages p JOIN inputs i ON i.id = p.input_id JOIN page_texts t ON t.page_id = p.id
+            ORDER BY i.position, p.page_index
             """, operation: "export the search data")
         var pages: [SearchablePage] = []
         while try statement.step() {
@@ -257,5 +260,51 @@ struct IndexedText {
             text += word.text
             length += word.text.unicodeScalars.count
         }
+    }
+}
+
+extension BatchIndex {
+    /// What SQLite finds wrong with the database and its full-text index; empty when whole.
+    public func integrityProblems() throws -> [String] {
+        let statement = try database.prepare("PRAGMA integrity_check", operation: "check the index")
+        var problems: [String] = []
+        while try statement.step() {
+            if statement.text(0) != "ok" { problems.append(statement.text(0)) }
+        }
+        do {
+            try database.execute("INSERT INTO page_text(page_text) VALUES ('integrity-check')", operation: "check the index")
+        } catch let error as IndexError {
+            problems.append(error.message)
+        }
+        return problems
+    }
+
+    /// Every row that is a page's result, as text and sorted: what two indexes must share to
+    /// hold the same batch (row numbers and timings differ from run to run, so are left out).
+    func comparableContents() throws -> [[[String]]] {
+        [
+            try rows(of: "inputs", columns: "path, position, content_hash, settings_hash"),
+            try rows(of: "pages p JOIN inputs i ON i.id = p.input_id",
+                     columns: """
+                         p.name, i.path, p.page_index, p.width, p.height, p.status, p.error, p.mean_confidence, p.outputs,
+                         p.title, (SELECT text FROM page_texts WHERE page_id = p.id)
+                         """),
+            try rows(of: "words w JOIN pages p ON p.id = w.page_id",
+                     columns: "p.name, w.position, w.line, w.text, w.start, w.x, w.y, w.width, w.height, w.confidence"),
+            try rows(of: "faces f JOIN pages p ON p.id = f.page_id",
+                     columns: "p.name, f.position, f.x, f.y, f.width, f.height, f.confidence, f.neighbors, f.landmarks, f.has_smile"),
+            try rows(of: "batch", columns: "key, value"),
+        ]
+    }
+
+    /// Every row of `table` as text, columns in order, sorted: for comparing two indexes.
+    func rows(of table: String, columns: String) throws -> [[String]] {
+        let statement = try database.prepare("SELECT \(columns) FROM \(table)", operation: "read \(table)")
+        var rows: [[String]] = []
+        let count = statement.columnCount
+        while try statement.step() {
+            rows.append((0..<count).map { statement.optionalText($0) ?? "NULL" })
+        }
+        return rows.sorted { $0.lexicographicallyPrecedes($1) }
     }
 }

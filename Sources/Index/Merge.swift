@@ -27,9 +27,9 @@ extension BatchIndex {
                 """, [])
             try database.execute("""
                 INSERT INTO pages(name, input_id, page_index, width, height, status, error, mean_confidence, timings,
-                                  outputs, title, text)
+                                  outputs, title)
                     SELECT sp.name, (SELECT id FROM main.inputs WHERE path = si.path), sp.page_index, sp.width, sp.height,
-                           sp.status, sp.error, sp.mean_confidence, sp.timings, sp.outputs, sp.title, sp.text
+                           sp.status, sp.error, sp.mean_confidence, sp.timings, sp.outputs, sp.title
                     FROM shard.pages sp JOIN shard.inputs si ON si.id = sp.input_id
                     ORDER BY si.position, sp.page_index;
                 INSERT INTO words(page_id, position, line, text, start, x, y, width, height, confidence)
@@ -38,9 +38,12 @@ extension BatchIndex {
                 INSERT INTO faces(page_id, position, x, y, width, height, confidence, neighbors, landmarks, has_smile)
                     SELECT mp.id, f.position, f.x, f.y, f.width, f.height, f.confidence, f.neighbors, f.landmarks, f.has_smile
                     FROM shard.faces f JOIN shard.pages sp ON sp.id = f.page_id JOIN main.pages mp ON mp.name = sp.name;
+                INSERT INTO page_texts(page_id, text)
+                    SELECT mp.id, t.text FROM shard.page_texts t JOIN shard.pages sp ON sp.id = t.page_id
+                    JOIN main.pages mp ON mp.name = sp.name;
                 INSERT INTO page_text(rowid, text)
-                    SELECT mp.id, mp.text FROM main.pages mp
-                    WHERE mp.status = 'ok' AND mp.name IN (SELECT name FROM shard.pages);
+                    SELECT t.page_id, t.text FROM main.page_texts t
+                    WHERE t.page_id IN (SELECT mp.id FROM main.pages mp WHERE mp.name IN (SELECT name FROM shard.pages));
                 """, operation: operation)
         }
     }

@@ -137,6 +137,8 @@ final class Statement {
         while try step() {}
     }
 
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }

@@ -4,12 +4,14 @@
 ///
 /// - `inputs`: one row per input file, with its content hash and the settings it was read with;
 ///   `position` is its place in the whole input list, so shards merge back into input order.
-/// - `pages`: size, status, error, timings and outputs, and `text`: the words joined by spaces
-///   and lines by newlines, the text the full-text table indexes.
+/// - `pages`: size, status, error, timings and outputs, kept small: ranking a common word joins
+///   every matching page to its row, so the long text lives apart, in `page_texts`.
+/// - `page_texts`: for pages that were read, the words joined by spaces and lines by newlines,
+///   the text the full-text table indexes.
 /// - `words`, `faces`: boxes in page pixels, top-left origin, as in the page JSON. `words.start`
-///   is where the word begins in `pages.text`, in Unicode scalars, to map search hits to boxes.
-/// - `page_text`: FTS5 over `pages.text` of pages that were read (external content: the text
-///   is stored once), and `page_terms`, its tokens in order, which the report's search reads.
+///   is where the word begins in the page's text, in Unicode scalars, to map hits to boxes.
+/// - `page_text`: FTS5 over `page_texts` (external content: the text is stored once), and
+///   `page_terms`, its tokens in order, which the report's search reads.
 enum Schema {
     static let migrations: [String] = [
         """
@@ -37,8 +39,11 @@ enum Schema {
             timings TEXT NOT NULL,
             outputs TEXT NOT NULL,
             title TEXT NOT NULL,
-            text TEXT NOT NULL,
             UNIQUE(input_id, page_index)
+        );
+        CREATE TABLE page_texts(
+            page_id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+            text TEXT NOT NULL
         );
         CREATE TABLE words(
             page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
@@ -61,7 +66,7 @@ enum Schema {
             PRIMARY KEY(page_id, position)
         ) WITHOUT ROWID;
         CREATE VIRTUAL TABLE page_text USING fts5(
-            text, content='pages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+            text, content='page_texts', content_rowid='page_id', tokenize='unicode61 remove_diacritics 2'
         );
         CREATE VIRTUAL TABLE page_terms USING fts5vocab(page_text, 'instance');
         """,

@@ -32,33 +32,41 @@ extension BatchIndex {
     /// Pages matching an FTS5 query (words, "phrases", prefix*, AND, OR, NOT, parentheses),
     /// ranked by bm25 and then in input order; with `minimumFaces`, only pages with that many.
     public func search(_ query: String, minimumFaces: Int = 0, limit: Int = 20) throws -> [SearchResult] {
-        let hitStart = "\u{2}", hitEnd = "\u{3}"
-        let statement = try database.prepare("""
-            SELECT p.id, i.path, p.page_index, p.name, p.outputs, bm25(page_text),
-                   snippet(page_text, 0, char(2), char(3), '…', 16), highlight(page_text, 0, char(2), char(3))
+        // Rank first, then make snippets for the pages shown only: a word on every page of a
+        // large batch would otherwise have every page's snippet made and thrown away.
+        let faces = minimumFaces > 0 ? "AND (SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= \(minimumFaces)" : ""
+        let ranking = try database.prepare("""
+            SELECT p.id, i.path, p.page_index, p.name, p.outputs, bm25(page_text) AS score
             FROM page_text JOIN pages p ON p.id = page_text.rowid JOIN inputs i ON i.id = p.input_id
-            WHERE page_text MATCH ?1 AND (SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= ?2
-            ORDER BY bm25(page_text), i.position, p.page_index
-            LIMIT ?3
+            WHERE page_text MATCH ?1 \(faces)
+            ORDER BY score, i.position, p.page_index
+            LIMIT ?2
             """, operation: "search")
-        try statement.bind([.text(query), SQLValue(minimumFaces), SQLValue(max(0, limit))])
-        var rows: [(id: Int, result: SearchResult, highlighted: String)] = []
+        try ranking.bind([.text(query), SQLValue(max(0, limit))])
+        var ranked: [(id: Int, result: SearchResult)] = []
         do {
-            while try statement.step() {
-                let outputs = (try? JSONDecoder().decode([String: String].self, from: Data(statement.text(4).utf8))) ?? [:]
-                let snippet = statement.text(6).replacingOccurrences(of: hitStart, with: "[")
-                    .replacingOccurrences(of: hitEnd, with: "]")
-                rows.append((statement.int(0),
-                             SearchResult(source: statement.text(1), pageIndex: statement.int(2), name: statement.text(3),
-                                          htmlPath: outputs["html"], score: statement.double(5), snippet: snippet, hits: []),
-                             statement.text(7)))
+            while try ranking.step() {
+                let outputs = (try? JSONDecoder().decode([String: String].self, from: Data(ranking.text(4).utf8))) ?? [:]
+                ranked.append((ranking.int(0),
+                               SearchResult(source: ranking.text(1), pageIndex: ranking.int(2), name: ranking.text(3),
+                                            htmlPath: outputs["html"], score: ranking.double(5), snippet: "", hits: [])))
             }
         } catch let error as IndexError where Self.isQueryError(error) {
             throw QueryError(query: query, reason: Self.reason(error.message))
         }
-        return try rows.map { row in
-            var result = row.result
-            result.hits = try hits(onPage: row.id, highlighted: row.highlighted, start: hitStart, end: hitEnd)
+        let hitStart = "\u{2}", hitEnd = "\u{3}"
+        let marking = try database.prepare("""
+            SELECT snippet(page_text, 0, char(2), char(3), '…', 16), highlight(page_text, 0, char(2), char(3))
+            FROM page_text WHERE page_text MATCH ?1 AND rowid = ?2
+            """, operation: "search")
+        return try ranked.map { page in
+            var result = page.result
+            try marking.bind([.text(query), SQLValue(page.id)])
+            if try marking.step() {
+                result.snippet = marking.text(0).replacingOccurrences(of: hitStart, with: "[")
+                    .replacingOccurrences(of: hitEnd, with: "]")
+                result.hits = try hits(onPage: page.id, highlighted: marking.text(1), start: hitStart, end: hitEnd)
+            }
             return result
         }
     }
@@ -89,11 +97,11 @@ extension BatchIndex {
         return hits
     }
 
-    /// FTS5 reports a bad query as an ordinary SQL error: a syntax error, or an unknown column
-    /// when a word is followed by a colon.
+    /// FTS5 reports a bad query as a plain SQL error when the statement runs (the statement
+    /// itself was prepared, so it is the query): a syntax error, an unterminated string, an
+    /// unknown column when a word is followed by a colon. I/O or corruption have codes of their own.
     private static func isQueryError(_ error: IndexError) -> Bool {
-        error.message.hasPrefix("fts5:") || error.message.hasPrefix("no such column")
-            || error.message.contains("unknown special query") || error.message.contains("malformed MATCH")
+        error.code & 0xFF == 1
     }
 
     private static func reason(_ message: String) -> String {

@@ -39,6 +39,25 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
 }
 
 extension AnnotationSettings {
+    private enum CodingKeys: String, CodingKey {
+        case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDimension
+    }
+
+    /// Written with the formats sorted: a set has no order of its own, and the same settings
+    /// must give the same bytes in every process (manifest, database, merged shards).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(recognition, forKey: .recognition)
+        try container.encode(pixelLimit, forKey: .pixelLimit)
+        try container.encode(displayDimension, forKey: .displayDimension)
+        try container.encode(formats.sorted { $0.rawValue < $1.rawValue }, forKey: .formats)
+        try container.encode(recognizeText, forKey: .recognizeText)
+        try container.encode(detectFaces, forKey: .detectFaces)
+        try container.encode(faceDimension, forKey: .faceDimension)
+    }
+}
+
+extension AnnotationSettings {
     /// A digest of everything that decides a page's results and outputs: equal settings, equal
     /// fingerprint.
     var fingerprint: String {

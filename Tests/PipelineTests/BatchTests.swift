@@ -1,5 +1,6 @@
 import Foundation
 import GlossImaging
+@testable import GlossIndex
 import GlossPipeline
 import GlossReports
 import GlossTestSupport
@@ -122,6 +123,9 @@ struct BatchTests {
         let scratch = try ScratchFolder()
         let output = scratch.path + "/out"
         _ = try Self.interruptBatch(in: scratch, with: SIGKILL, afterPages: 2)
+        let killed = try BatchIndex(folder: output, create: false)
+        #expect(try killed.integrityProblems().isEmpty, "the database is whole after kill -9")
+        #expect(try killed.pages().count >= 2, "pages journalled are in the database too")
 
         let rerun = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
         #expect(rerun.status == 0, "\(rerun.standardError)")
@@ -136,5 +140,9 @@ struct BatchTests {
             }
         }
         #expect(!FileManager.default.fileExists(atPath: output + "/gloss.journal"))
+        let index = try BatchIndex(folder: output, create: false)
+        #expect(try index.integrityProblems().isEmpty)
+        #expect(try index.pages().map(\.name) == pages.map(\.id), "the database and the manifest agree")
+        #expect(try index.search("harbour").count == 6)
     }
 }

@@ -118,9 +118,10 @@ struct ViewerTests {
 
     @Test func searchShardsAreValidScriptsWhateverTheText() throws {
         let pages = Self.hostile.enumerated().map { index, text in
-            BatchPage(htmlPath: "pages/\(index).html", title: text, text: "before " + text + " after")
+            SearchablePage(htmlPath: index == 0 ? nil : "pages/\(index).html", title: text, text: "before " + text + " after",
+                           terms: ["before", text, "after"])
         }
-        let files = BatchData.files(for: pages, shardSize: 40)
+        let files = BatchData.files(for: [], searching: pages, shardSize: 40)
         #expect(files.first?.path == "data/pages.js")
         let shards = files.dropFirst()
         #expect(shards.map(\.path).first == "data/search-0000.js")
@@ -134,16 +135,20 @@ struct ViewerTests {
             #expect(script.hasPrefix(prefix) && script.hasSuffix(");\n"))
             // The arguments are JSON, so JSON's parser reads back exactly what was written.
             let json = script.dropFirst(prefix.count).dropLast(3)
-            let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String]])
-            found += entries.map { $0[2] }
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]])
+            for entry in entries {
+                #expect(entry.count == 4)
+                found.append(entry[2] as? String ?? "?")
+                found.append(entry[3] as? String ?? "?")
+            }
+            if index == 0 { #expect(entries.first?.first is NSNull, "a page without HTML has a null path") }
         }
-        #expect(found == pages.map(\.text))
+        #expect(found == pages.flatMap { [$0.text, $0.terms.joined(separator: " ")] })
     }
 
     @Test func thePageOrderListsEveryPageInOrder() throws {
-        let pages = [BatchPage(htmlPath: "pages/a.html", title: "a </script>", text: ""),
-                     BatchPage(htmlPath: "pages/b.html", title: "b", text: "")]
-        let script = String(decoding: BatchData.files(for: pages)[0].bytes, as: UTF8.self)
+        let pages = [BatchPage(htmlPath: "pages/a.html", title: "a </script>"), BatchPage(htmlPath: "pages/b.html", title: "b")]
+        let script = String(decoding: BatchData.files(for: pages, searching: [])[0].bytes, as: UTF8.self)
         #expect(script.hasPrefix("window.glossPages = ["))
         let json = script.dropFirst("window.glossPages = ".count).dropLast(2)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String]])
@@ -152,7 +157,7 @@ struct ViewerTests {
     }
 
     @Test func anEmptyBatchStillHasOneShard() {
-        #expect(BatchData.files(for: []).map(\.path) == ["data/pages.js", "data/search-0000.js"])
+        #expect(BatchData.files(for: [], searching: []).map(\.path) == ["data/pages.js", "data/search-0000.js"])
     }
 
     @Test func theAssetsAreTheScriptsAndStylesheetThePagesLinkTo() {

@@ -1,0 +1,125 @@
+import Foundation
+@testable import GlossIndex
+import GlossPipeline
+import GlossReports
+import GlossTestSupport
+import Testing
+
+/// The batch database as archives use it: searched from the command line, built in shards on
+/// several machines and merged, and whole after a crash.
+@Suite(.serialized)
+struct IndexedBatchTests {
+    struct Output: Decodable {
+        struct Result: Decodable {
+            struct Hit: Decodable {
+                var text: String
+                var box: Fixtures.Truth.Box
+            }
+
+            var source: String
+            var page: Int
+            var html: String?
+            var score: Double?
+            var hits: [Hit]?
+        }
+
+        var results: [Result]
+    }
+
+    static func search(_ folder: String, _ query: String) throws -> (status: Int32, results: [Output.Result]) {
+        let run = try Gloss.run(["search", folder, query, "--json"])
+        guard run.status == 0 else { return (run.status, []) }
+        return (0, try JSONDecoder().decode(Output.self, from: Data(run.standardOutput.utf8)).results)
+    }
+
+    @Test func aSearchFindsTheSecondPageOfAFileWithTheWordsBoxes() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), Fixtures.path("text/two-pages.tif"),
+                                 Fixtures.path("text/serif.png"), "-o", output, "--no-faces"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let truth = try Fixtures.truth("text/two-pages.json")[1]
+
+        let (status, staff) = try Self.search(output, "staff")
+        #expect(status == 0)
+        let first = try #require(staff.first)
+        #expect(first.source.hasSuffix("two-pages.tif") && first.page == 2)
+        let hit = try #require(first.hits?.first)
+        let expected = try #require(truth.words.first { $0.text == "staff" }).box
+        #expect(hit.text == "staff")
+        #expect(abs(hit.box.x - expected.x) <= 4 && abs(hit.box.y - expected.y) <= 4)
+        #expect(abs(hit.box.width - expected.width) <= 6 && abs(hit.box.height - expected.height) <= 6)
+
+        #expect(try Self.search(output, "\"new engineers\"").results.map(\.page) == [2])
+        #expect(try Self.search(output, "engin*").results.map(\.page) == [2])
+        let notStaff = try Self.search(output, "page NOT staff").results
+        #expect(notStaff.contains { $0.source.hasSuffix("two-pages.tif") && $0.page == 1 })
+        #expect(!notStaff.contains { $0.page == 2 })
+        #expect(try Self.search(output, "zebra").status == 1, "nothing found: exit 1, like grep")
+
+        let bad = try Gloss.run(["search", output, "staff AND"])
+        #expect(bad.status == 2)
+        #expect(bad.standardError.split(separator: "\n").count == 1, "\(bad.standardError)")
+        #expect(bad.standardError.hasPrefix("gloss: invalid query \"staff AND\": "))
+    }
+
+    static func contents(of folder: String) throws -> [[[String]]] {
+        try BatchIndex(folder: folder, create: false).comparableContents()
+    }
+
+    @Test func threeShardsMergedEqualOneRun() throws {
+        let scratch = try ScratchFolder()
+        let input = Fixtures.path("text")
+        let whole = try Gloss.run(["annotate", input, "-o", scratch.path + "/whole", "--no-faces", "-q"])
+        #expect(whole.status == 0, "\(whole.standardError)")
+        var shardPages = 0
+        for shard in 0..<3 {
+            let run = try Gloss.run(["annotate", input, "-o", scratch.path + "/shard\(shard)", "--no-faces", "-q",
+                                     "--shard", "\(shard)/3"])
+            #expect(run.status == 0, "\(run.standardError)")
+            shardPages += try BatchTests.manifest(scratch.path + "/shard\(shard)").pages.count
+        }
+        let wholeManifest = try BatchTests.manifest(scratch.path + "/whole")
+        #expect(shardPages == wholeManifest.pages.count, "every page in exactly one shard")
+
+        let shards = (0..<3).map { scratch.path + "/shard\($0)" }
+        let merged = scratch.path + "/merged"
+        let merge = try Gloss.run(["merge"] + shards + ["-o", merged, "-q"])
+        #expect(merge.status == 0, "\(merge.standardError)")
+        #expect(try Self.contents(of: merged) == Self.contents(of: scratch.path + "/whole"))
+        let mergedManifest = try BatchTests.manifest(merged)
+        #expect(mergedManifest.pages.map(\.id) == wholeManifest.pages.map(\.id), "the manifest keeps input order")
+        for query in ["staff", "\"new engineers\"", "qu*", "the NOT page", "oranges OR march"] {
+            let one = try Self.search(scratch.path + "/whole", query).results, both = try Self.search(merged, query).results
+            #expect(one.map(\.source) == both.map(\.source) && one.map(\.page) == both.map(\.page), "\(query)")
+            #expect(one.map { $0.hits?.map(\.text) } == both.map { $0.hits?.map(\.text) }, "\(query)")
+        }
+        for entry in mergedManifest.pages {
+            for file in entry.outputs.values { #expect(FileManager.default.fileExists(atPath: merged + "/" + file), "\(file)") }
+        }
+        let search = try String(contentsOfFile: merged + "/data/search-0000.js", encoding: .utf8)
+        #expect(search == (try String(contentsOfFile: scratch.path + "/whole/data/search-0000.js", encoding: .utf8)))
+
+        let again = try Gloss.run(["merge"] + shards + ["-o", merged, "-q"])
+        #expect(again.status == 0)
+        #expect(try Self.contents(of: merged) == Self.contents(of: scratch.path + "/whole"), "merging twice is merging once")
+        #expect(try BatchIndex(folder: merged, create: false).integrityProblems().isEmpty)
+    }
+
+    @Test func shardsAreRefusedWhenTheyWereReadWithOtherSettings() throws {
+        let scratch = try ScratchFolder()
+        let input = Fixtures.path("text/sans.png")
+        _ = try Gloss.run(["annotate", input, "-o", scratch.path + "/a", "--no-faces", "-q"])
+        _ = try Gloss.run(["annotate", input, "-o", scratch.path + "/b", "--no-faces", "-q", "--psm", "6"])
+        let merge = try Gloss.run(["merge", scratch.path + "/a", scratch.path + "/b", "-o", scratch.path + "/m"])
+        #expect(merge.status == 1)
+        #expect(merge.standardError.contains("/b: cannot merge: was read with other settings"), "\(merge.standardError)")
+    }
+
+    @Test func aWrongShardIsAUsageError() throws {
+        for arguments in [["--shard", "3/3"], ["--shard", "x"], ["--shard", "auto"], ["--shard-count", "2"]] {
+            let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", "/tmp/unused"] + arguments)
+            #expect(run.status == 2, "\(arguments): \(run.standardError)")
+        }
+    }
+}

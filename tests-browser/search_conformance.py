@@ -1,0 +1,352 @@
+#!/usr/bin/python3
+"""The report's search agrees with SQLite's FTS5: the same pages, in the same order, and the
+same queries refused.
+
+    /usr/bin/python3 tests-browser/search_conformance.py [--fuzz N] [--keep DIR] [--verbose]
+
+Builds an FTS5 table (tokenize='unicode61 remove_diacritics 2', as `gloss search` does) over the
+fixture texts and some made-up pages, exports it as a report's search shards (`[htmlPath,
+title, text, terms]`, terms read back from fts5vocab 'instance'), opens a minimal index.html
+with templates/index.js in headless Chromium from file:// and runs every query through
+`window.glossSearch.evaluate` and through `SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER
+BY bm25(t), rowid`. Scores within 1e-9 (relative) count as ties, ordered by page on both sides.
+Also checks that the tokenizer table in index.js is SQLite's (unicode61_table.py --check) and
+that the listing in the page shows the same pages. Then the same again with N (default 300)
+random queries over random pages (fixed seed), to reach combinations no list thinks of. Needs python3-selenium, chromium and
+chromium-driver; without them it says so and exits 0. The last line is "N passed, N failed".
+"""
+
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOKENIZER = "unicode61 remove_diacritics 2"
+CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
+TOLERANCE = 1e-9
+
+# Pages made up to reach what the fixtures do not: diacritics, scripts other than Latin, words
+# repeated for ranking, punctuation inside words, a page without words.
+SYNTHETIC = [
+    "Café au lait\nCAFÉ NOIR café crème",
+    "naïve art in the café\nthe naive painters",
+    "Café's terrace opens at 9\ndon't miss the e.g. list",
+    "harbour harbour harbour\nharbour harbour",
+    "the harbour master\nsaw the quick brown fox near the harbour wall",
+    "quick quick brown brown fox fox\nquick brown quick brown",
+    "Zürich Zurich ZÜRICH\nStraße strasse",
+    "Ёлка и елка\nйогурт иогурт",
+    "がっこう かっこう\n한국어 텍스트",
+    "Ἀθῆναι Athens αθηναι\nΆλφα",
+    "a_b a b c\nsnake_case snake case",
+    "quick—brown and quick-brown\n12:30 at the harbour",
+    "oranges oranges and lemons\nsay the bells",
+    "the the the the the the the the the the\nthe the",
+    "",
+    "fox",
+    "brown fox jumps over the lazy dog\nthe dog sleeps",
+    "cafe\u0301 decomposed and precomposed café",
+    "the museum tickets cost 12 euros\nthe museum opens at 9",
+    "museum without the word",
+]
+
+QUERIES = [
+    # words, case, numbers
+    "harbour", "Harbour", "THE", "the", "oranges", "42", "12", "dawn", "fox",
+    # diacritics and other scripts
+    "cafe", "Café", "CAFÉ", "cafe\u0301", "naïve", "naive", "zurich", "ZÜRICH", "strasse", "straße",
+    "ёлка", "елка", "йогурт", "がっこう", "かっこう", "한국어", "αθηναι", "Ἀθῆναι", "αλφα",
+    # phrases and prefixes
+    "\"quick brown\"", "\"brown quick\"", "\"the harbour\"", "\"lazy dog 42\"", "quick + brown",
+    "\"over the\"", "qui*", "\"quick bro\"*", "th*", "ha* OR or*", "\"quick brown\" fox", "caf*",
+    "^the", "^\"the quick\"", "^fox", "fox ^brown",
+    # boolean operators and their precedence
+    "quick AND fox", "quick fox", "quick OR oranges", "quick NOT harbour", "quick OR harbour NOT dawn",
+    "(quick OR harbour) NOT dawn", "the NOT (quick OR harbour)", "the NOT museum tickets",
+    "the museum NOT tickets", "(quick fox) OR harbour", "fox OR fox", "the the", "harbour OR the",
+    "museum NOT (tickets word)", "quick NOT brown AND fox", "quick OR brown AND fox",
+    "(the OR fox) AND (harbour OR dog)", "((harbour))",
+    "harbour OR (misspelt NOT quick)",
+    # barewords FTS5 splits with the tokenizer
+    "a_b", "snake_case", "quick—brown", "—", "quick —", "— OR quick", "quick AND —", "\"\"",
+    "harbour \"\"", "quick\u3000brown", "NEAR", "near", "and", "\"AND\"", "\"a\"\"b\"",
+    # refused by FTS5
+    "quick-brown", "e.g.", "Café's", "don't", "(quick", "quick)", "\"quick", "quick AND",
+    "OR quick", "()", "quick (fox)", "(quick) fox", "*", "quick NOT NOT fox", "12:30",
+    "quick AND OR fox", "NOT quick", "harbour!", "#harbour", "quick\fbrown", "+quick",
+]
+UI_QUERIES = ["harbour", "quick NOT harbour", "caf*", "Café's"]
+
+
+def skip(reason):
+    print("search conformance SKIPPED: " + reason)
+    sys.exit(0)
+
+
+VOCABULARY = ["alpha", "Alpha", "alphabet", "beta", "bêta", "gamma", "delta", "delta", "the", "and", "Café",
+              "cafe", "cafés", "naïve", "x", "y", "z9", "42", "über", "uber", "ёлка"]
+WORDS = ["alpha", "alph", "beta", "bêta", "gamma", "delta", "the", "cafe", "café", "naive", "x", "y", "z9", "42",
+         "uber", "ёлка", "елка", "missing", "AND", "and", "a_b", "—"]
+
+
+def random_corpus(rng, count=60):
+    pages = []
+    for index in range(count):
+        lines = []
+        for _ in range(rng.choice([0, 1, 1, 2, 3])):
+            lines.append(" ".join(rng.choice(VOCABULARY) for _ in range(rng.randint(1, 12))))
+        html = None if index % 17 == 5 else "pages/random-%02d.html" % index
+        pages.append((html, "random %d" % index, "\n".join(lines)))
+    return pages
+
+
+def random_query(rng, depth=0):
+    """A query, mostly valid FTS5, now and then not."""
+    roll = rng.random()
+    if depth > 2 or roll < 0.35:
+        word = rng.choice(WORDS)
+        shape = rng.random()
+        if shape < 0.15:
+            return word + "*"
+        if shape < 0.3:
+            return "\"%s %s\"" % (word, rng.choice(WORDS)) + ("*" if rng.random() < 0.3 else "")
+        if shape < 0.35:
+            return "^" + word
+        if shape < 0.4:
+            return word + " + " + rng.choice(WORDS)
+        return word
+    if roll < 0.5:
+        return random_query(rng, depth + 1) + " " + random_query(rng, depth + 1)
+    if roll < 0.85:
+        operator = rng.choice(["AND", "OR", "NOT"])
+        return "%s %s %s" % (random_query(rng, depth + 1), operator, random_query(rng, depth + 1))
+    if roll < 0.97:
+        return "(" + random_query(rng, depth + 1) + ")"
+    return rng.choice(["(", ")", "-", ".", "'", "AND", "OR", "NOT", "\""]) + random_query(rng, depth + 1)
+
+
+def corpus():
+    """[(htmlPath or None, title, text)] in page order."""
+    pages = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "fixtures/text/*.json"))):
+        text = json.load(open(path, encoding="utf-8")).get("text")
+        if text is None:
+            continue
+        name = os.path.splitext(os.path.basename(path))[0]
+        pages.append(("pages/%s.html" % name, name, text))
+    for index, text in enumerate(SYNTHETIC):
+        html = None if index == 2 else "pages/synthetic-%02d.html" % index
+        pages.append((html, "synthetic %d" % index, text))
+    return pages
+
+
+def build_index(pages):
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize=%r)" % TOKENIZER)
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    db.executemany("INSERT INTO t(rowid, text) VALUES (?, ?)", [(i + 1, p[2]) for i, p in enumerate(pages)])
+    terms = {i + 1: [] for i in range(len(pages))}
+    for term, doc in db.execute("SELECT term, doc FROM v ORDER BY doc, col, offset"):
+        terms[doc].append(term)
+    return db, [terms[i + 1] for i in range(len(pages))]
+
+
+def write_report(folder, pages, terms, shard_count=3):
+    os.makedirs(os.path.join(folder, "assets"))
+    os.makedirs(os.path.join(folder, "data"))
+    shutil.copy(os.path.join(ROOT, "templates/index.js"), os.path.join(folder, "assets"))
+    shutil.copy(os.path.join(ROOT, "templates/gloss.css"), os.path.join(folder, "assets"))
+    html = open(os.path.join(ROOT, "templates/index.html"), encoding="utf-8").read()
+    for slot, value in {"csp": CSP, "assets": "assets/", "data": "data/", "summary": "conformance",
+                        "failures": "", "pages": "<p>pages</p>"}.items():
+        html = html.replace("{{%s}}" % slot, value)
+    open(os.path.join(folder, "index.html"), "w", encoding="utf-8").write(html)
+    size = (len(pages) + shard_count - 1) // shard_count
+    for shard in range(shard_count):
+        entries = [json.dumps([p[0], p[1], p[2], " ".join(t)], ensure_ascii=False)
+                   for p, t in list(zip(pages, terms))[shard * size:(shard + 1) * size]]
+        body = "glossSearchShard(%d, %d, [\n%s\n]);\n" % (shard, shard_count, ",\n".join(entries))
+        open(os.path.join(folder, "data", "search-%04d.js" % shard), "w", encoding="utf-8").write(body)
+
+
+def sqlite_answer(db, query):
+    try:
+        rows = db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER BY bm25(t), rowid", (query,)).fetchall()
+    except sqlite3.Error as error:
+        return {"error": str(error), "pages": [], "scores": []}
+    return {"error": None, "pages": [row[0] - 1 for row in rows], "scores": [row[1] for row in rows]}
+
+
+def canonical(pages, scores):
+    """Page order with scores within TOLERANCE taken as ties, ordered by page."""
+    pairs = sorted(zip(scores, pages))
+    order, group, anchor = [], [], None
+    for score, page in pairs:
+        if anchor is not None and abs(score - anchor) > TOLERANCE * max(1.0, abs(anchor)):
+            order.extend(sorted(group))
+            group = []
+            anchor = None
+        if anchor is None:
+            anchor = score
+        group.append(page)
+    order.extend(sorted(group))
+    return order
+
+
+def browser():
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        skip("python3-selenium is not installed (make setup installs it)")
+    chromium = next((shutil.which(n) for n in ["chromium", "chromium-browser", "google-chrome"] if shutil.which(n)), None)
+    driver = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
+    if not chromium or not driver:
+        skip("chromium or chromedriver is not installed (make setup installs them)")
+    options = Options()
+    options.binary_location = chromium
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--keep", help="write the report here and keep it")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--fuzz", type=int, default=300, help="random queries over random pages (0: none)")
+    args = parser.parse_args()
+
+    passed = failed = 0
+
+    def report(ok, name, detail=""):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+            if args.verbose:
+                print("ok   " + name + (" " + detail if detail else ""))
+        else:
+            failed += 1
+            print("FAIL " + name + (": " + detail if detail else ""))
+
+    table = subprocess.run([sys.executable, os.path.join(ROOT, "tests-browser/unicode61_table.py"), "--check"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    report(table.returncode == 0, "tokenizer table", table.stdout.strip())
+
+    driver = browser()
+    compared = errors = listed = known = 0
+
+    def open_report(folder, pages, terms):
+        write_report(folder, pages, terms)
+        driver.get("file://" + urllib.parse.quote(os.path.join(folder, "index.html")))
+        driver.execute_script("window.glossSearch.load()")
+        deadline = time.time() + 10
+        while not driver.execute_script("return window.glossSearch.ready()"):
+            if time.time() > deadline:
+                raise SystemExit("the shards did not load")
+            time.sleep(0.05)
+
+    def compare(db, query):
+        nonlocal compared, errors
+        ours = driver.execute_script("return window.glossSearch.evaluate(arguments[0])", query)
+        truth = sqlite_answer(db, query)
+        compared += 1
+        name = "query %r" % query
+        if truth["error"] or ours["error"]:
+            errors += 1 if truth["error"] else 0
+            report(bool(truth["error"]) and bool(ours["error"]), name,
+                   "SQLite: %s; browser: %s" % (truth["error"] or truth["pages"], ours["error"] or ours["pages"]))
+            return
+        if not ours["complete"]:
+            report(False, name, "not complete")
+            return
+        expected = canonical(truth["pages"], truth["scores"])
+        found = canonical(ours["pages"], ours["scores"])
+        score_of = dict(zip(truth["pages"], truth["scores"]))
+        worst = max([abs(s - score_of.get(p, float("inf"))) / max(1.0, abs(s))
+                     for p, s in zip(ours["pages"], ours["scores"])] or [0.0])
+        if sorted(expected) == sorted(found) and (expected != found or worst > TOLERANCE) and ours["caveat"]:
+            nonlocal known
+            known += 1
+            print("known %s: %s (SQLite %s, browser %s)" % (name, ours["caveat"], expected, found))
+            return
+        if expected == found and worst > TOLERANCE:
+            report(False, name, "same pages, scores differ by %.3g: SQLite %s, browser %s"
+                   % (worst, truth["scores"], ours["scores"]))
+        else:
+            report(expected == found, name, "SQLite %s, browser %s" % (expected, found))
+
+    pages = corpus()
+    db, terms = build_index(pages)
+    folder = args.keep or tempfile.mkdtemp(prefix="gloss-conformance-")
+    if args.keep and os.path.exists(folder):
+        shutil.rmtree(folder)
+    try:
+        open_report(folder, pages, terms)
+
+        # The browser's tokenizer on every page's text gives the index's own terms.
+        theirs = driver.execute_script("return arguments[0].map(function (t) { return window.glossSearch.tokenize(t); })",
+                                       [p[2] for p in pages])
+        bad = [pages[i][1] for i in range(len(pages)) if theirs[i] != terms[i]]
+        report(not bad, "tokenizer gives FTS5's terms for every page", ", ".join(bad))
+
+        for query in QUERIES:
+            compare(db, query)
+        listed = compared
+
+        # The listing shows the same pages, in the same order, or the error.
+        field = driver.find_element("id", "search")
+        for query in UI_QUERIES:
+            field.clear()
+            field.send_keys(query)
+            time.sleep(0.4)
+            status = driver.find_element("id", "search-status").text
+            truth = sqlite_answer(db, query)
+            if truth["error"]:
+                report(status.startswith("Query error:") and not driver.find_elements("css selector", "#result-list li"),
+                       "listing of %r" % query, "status %r" % status)
+                continue
+            titles = driver.execute_script(
+                "return Array.prototype.map.call(document.querySelectorAll('#result-list li > :first-child'),"
+                " function (e) { return [e.tagName, e.textContent, e.getAttribute('href')]; })")
+            expected = [pages[i] for i in canonical(truth["pages"], truth["scores"])]
+            want = [["A" if p[0] else "SPAN", p[1], (p[0] + "#q=" + urllib.parse.quote(query, safe="~()*!.'-_")) if p[0] else None]
+                    for p in expected]
+            report(titles == want, "listing of %r" % query, "listed %s, expected %s (%s)" % (titles, want, status))
+            marks = driver.execute_script("return document.querySelectorAll('#result-list mark').length")
+            report(marks >= len(expected), "snippets of %r mark the hits" % query, "%d marks" % marks)
+        logged = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        report(not logged, "no console errors", "; ".join(logged))
+
+        if args.fuzz:
+            rng = random.Random(20261129)
+            pages = random_corpus(rng)
+            db, terms = build_index(pages)
+            shutil.rmtree(folder)
+            open_report(folder, pages, terms)
+            for _ in range(args.fuzz):
+                compare(db, random_query(rng))
+    finally:
+        driver.quit()
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print("%d queries compared with SQLite %s: %d listed over the fixture and made-up pages, %d random over "
+          "random pages; %d of them refused by both; %d known differences in rank (see caveat in index.js)"
+          % (compared, sqlite3.sqlite_version, listed, compared - listed, errors, known))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
