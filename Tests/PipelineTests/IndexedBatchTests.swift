@@ -106,6 +106,30 @@ struct IndexedBatchTests {
         #expect(try BatchIndex(folder: merged, create: false).integrityProblems().isEmpty)
     }
 
+    @Test func searchesWhileTheBatchWritesSeeEachPageWholeOrNotAtAll() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        _ = try BatchTests.copies(into: scratch.path + "/in", count: 6)
+        let batch = try Gloss.start(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        var counts: [Int] = []
+        while batch.isRunning {
+            if FileManager.default.fileExists(atPath: output + "/" + BatchIndex.fileName) {
+                let run = try Gloss.run(["search", output, "harbour", "--json", "--limit", "100"])
+                #expect(run.status == 0 || run.status == 1, "\(run.standardError)")
+                if run.status == 0 {
+                    let results = try JSONDecoder().decode(Output.self, from: Data(run.standardOutput.utf8)).results
+                    #expect(results.allSatisfy { $0.hits?.count == 1 }, "a page is seen whole")
+                    counts.append(results.count)
+                }
+            }
+            usleep(100_000)
+        }
+        #expect(batch.terminationStatus == 0)
+        #expect(counts.contains { $0 > 0 && $0 < 6 }, "some searches ran while the batch wrote: \(counts)")
+        #expect(counts == counts.sorted(), "pages only ever appear: \(counts)")
+        #expect(try Self.search(output, "harbour").results.count == 6)
+    }
+
     @Test func shardsAreRefusedWhenTheyWereReadWithOtherSettings() throws {
         let scratch = try ScratchFolder()
         let input = Fixtures.path("text/sans.png")
