@@ -32,6 +32,10 @@ let package = Package(
             providers: [.apt(["libpng-dev"])]
         ),
         .systemLibrary(
+            name: "CTurboJPEG", path: "Sources/CTurboJPEG",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
@@ -39,7 +43,7 @@ let package = Package(
         // The library, one module per responsibility.
         .target(name: "GlossGeometry", path: "Sources/Geometry", swiftSettings: swiftSettings),
         .target(
-            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG"],
+            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG"],
             path: "Sources/Imaging", swiftSettings: swiftSettings
         ),
         .target(

@@ -22,6 +22,11 @@
 // window.glossSearch.evaluate(query) gives {error, pages, scores, complete}: the matching pages
 // as indexes in the batch's page order (shard by shard), best first. tests-browser/
 // search_conformance.py checks it against SQLite itself.
+//
+// The page view loads this script too (before page.js), for the tokenizer and the parser only:
+// window.glossQuery = {tokenize, parse, occurrences, QueryError} lets a page opened from a result
+// (`#q=query`) mark the words the query hits with the same rules. Without the index's search box
+// the script does nothing else.
 (function () {
   "use strict";
 
@@ -438,6 +443,8 @@
     ready: function () { return shardCount > 0 && loaded === shardCount; }
   };
 
+  window.glossQuery = {tokenize: terms, parse: parse, occurrences: occurrences, QueryError: QueryError};
+
   // Shards that arrive together are searched and listed once.
   function schedule() {
     if (scheduled) return;
@@ -549,6 +556,9 @@
       status.textContent = summary;
     }
   }
+
+  // On a page view (no search box) only the tokenizer and parser above are wanted.
+  if (!input) return;
 
   var timer = 0;
   input.addEventListener("input", function () {

@@ -173,19 +173,82 @@
   // Find ----------------------------------------------------------------------------------
   var hits = [];
   var current = -1;
+  var findingQuery = false;  // the hits are a full-text query's, not words found inside words
 
-  function find(query) {
+  // Two ways to find. A full-text query (asQuery) is read like the batch index reads it, FTS5's
+  // syntax with FTS5's tokenizer (window.glossQuery, from index.js): a word is a hit when its
+  // tokens are where a phrase of the query occurs in the page's tokens (the words' tokens in
+  // reading order), a phrase's words only where the whole phrase is, `qui*` on words starting
+  // so; phrases on the right of a NOT are never marked. Otherwise, and for a query FTS5 would
+  // refuse, each word typed is looked for inside the words, whatever the case and accents.
+  function find(query, asQuery) {
     hits.forEach(function (word) { mark(word, false, false); });
     hits = [];
     current = -1;
-    var terms = fold(query).split(/\s+/).filter(Boolean);
-    if (terms.length) {
-      hits = words.filter(function (word) {
-        return terms.some(function (term) { return word.key.indexOf(term) >= 0; });
-      });
+    var found = asQuery ? queryHits(query) : null;
+    var searching = found !== null;
+    findingQuery = searching;
+    if (found) {
+      hits = found;
+    } else {
+      var terms = fold(query).split(/\s+/).filter(Boolean);
+      searching = terms.length > 0;
+      if (searching) {
+        hits = words.filter(function (word) {
+          return terms.some(function (term) { return word.key.indexOf(term) >= 0; });
+        });
+      }
     }
     hits.forEach(function (word) { mark(word, true, false); });
-    if (hits.length) step(1); else showCount(terms.length > 0);
+    if (hits.length) step(1); else showCount(searching);
+  }
+
+  // Typed into the find box, text with FTS5's operators is taken as a query; plain words are
+  // found inside words as they are typed.
+  function looksLikeQuery(query) {
+    return /["*()^+]|\b(AND|OR|NOT)\b/.test(query);
+  }
+
+  // The page's tokens, and the word each comes from (built on the first query).
+  var stream = null;
+  var owners = null;
+
+  // The words `query` hits, in page order; null when it is not a query this page can read.
+  function queryHits(query) {
+    var api = window.glossQuery;
+    if (!api) return null;
+    var parsed;
+    try {
+      parsed = api.parse(query);
+    } catch (error) {
+      if (error instanceof api.QueryError) return null;
+      throw error;
+    }
+    if (!stream) {
+      stream = [];
+      owners = [];
+      words.forEach(function (word, index) {
+        api.tokenize(word.text).forEach(function (term) {
+          stream.push(term);
+          owners.push(index);
+        });
+      });
+    }
+    var hit = [];
+    positivePhrases(parsed.root, []).forEach(function (node) {
+      api.occurrences(node, stream).forEach(function (start) {
+        for (var k = 0; k < node.tokens.length; k += 1) hit[owners[start + k]] = true;
+      });
+    });
+    return words.filter(function (word, index) { return hit[index] === true; });
+  }
+
+  // The phrases a query looks for: all but those on the right of a NOT.
+  function positivePhrases(node, into) {
+    if (node.type === "phrase") into.push(node);
+    else if (node.type === "not") positivePhrases(node.children[0], into);
+    else node.children.forEach(function (child) { positivePhrases(child, into); });
+    return into;
   }
 
   function mark(word, hit, isCurrent) {
@@ -225,14 +288,14 @@
   }
 
   if (findInput) {
-    findInput.addEventListener("input", function () { find(findInput.value); });
+    findInput.addEventListener("input", function () { find(findInput.value, looksLikeQuery(findInput.value)); });
     findInput.addEventListener("keydown", function (event) {
       if (event.key === "Enter") {
         event.preventDefault();
         step(event.shiftKey ? -1 : 1);
       } else if (event.key === "Escape") {
         findInput.value = "";
-        find("");
+        find("", false);
         findInput.blur();
       }
     });
@@ -322,7 +385,7 @@
   function go(anchor) {
     if (!anchor) return;
     var query = findInput && findInput.value.trim();
-    location.href = anchor.href + (query ? "#q=" + encodeURIComponent(query) : "");
+    location.href = anchor.href + (query ? (findingQuery ? "#q=" : "#find=") + encodeURIComponent(query) : "");
   }
 
   // Keyboard ------------------------------------------------------------------------------
@@ -349,14 +412,15 @@
     if (handled) event.preventDefault();
   });
 
-  // A search handed over by the index: #q=words
-  var match = /^#q=(.*)$/.exec(location.hash);
+  // A search handed over by the index or by the previous page: #q=query, a full-text query, or
+  // #find=words, words to find inside words.
+  var match = /^#(q|find)=(.*)$/.exec(location.hash);
   if (match && findInput) {
     try {
-      findInput.value = decodeURIComponent(match[1]);
+      findInput.value = decodeURIComponent(match[2]);
     } catch (error) {
       findInput.value = "";
     }
-    find(findInput.value);
+    find(findInput.value, match[1] === "q");
   }
 })();

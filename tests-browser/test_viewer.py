@@ -302,6 +302,52 @@ def main():
         check(hits == 1, "the page opens with the hit marked")
         check(not console_errors(driver), "console errors: %s" % console_errors(driver))
 
+    def page_opens_with_the_query_marked():
+        # What a result of the index's search links to: the page with #q=<query>, an FTS5 query.
+        # The words its phrases hit are marked (in the picture and in the text), nothing else.
+        expectations = [
+            ("\"quick brown\"", ["quick", "brown"]),
+            ("qui*", ["quick"]),
+            ("quick NOT harbour", ["quick"]),
+            ("harbour OR dawn", ["harbour", "dawn"]),
+            ("\"brown quick\"", []),       # a phrase only where its words follow each other
+            ("^the", ["The"]),               # ^: only the page's first word
+            ("Caf\u00e9", []),              # no such word; tokenized like the index (cafe)
+            ("fox (", ["fox"]),              # FTS5 refuses it: words found inside words, as before
+        ]
+        for query, expected in expectations:
+            load(driver, "about:blank")  # a new hash alone would not load the page again
+            load(driver, sans_url + "#q=" + urllib.parse.quote(query, safe=""))
+            marked = driver.execute_script("""
+                function texts(selector) {
+                  return Array.prototype.map.call(document.querySelectorAll(selector), function (element) {
+                    var index = element.getAttribute('data-i');
+                    return document.querySelector('#page-text .w[data-i="' + index + '"]').textContent;
+                  });
+                }
+                return {svg: texts('#page-svg .word.hit'), text: texts('#page-text .w.hit'),
+                        current: document.querySelectorAll('#page-svg .word.hit.current').length,
+                        count: document.getElementById('find-count').textContent,
+                        field: document.getElementById('find').value};""")
+            check(marked["field"] == query, "the find box shows %r, not %r" % (query, marked["field"]))
+            check(marked["svg"] == expected, "#q=%s marks %s in the picture, expected %s" % (query, marked["svg"], expected))
+            check(marked["text"] == expected, "#q=%s marks %s in the text, expected %s" % (query, marked["text"], expected))
+            check(marked["current"] == (1 if expected else 0), "#q=%s: %d current hits" % (query, marked["current"]))
+            check(marked["count"] == ("1 of %d" % len(expected) if expected else "no matches"),
+                  "#q=%s: the count says %r" % (query, marked["count"]))
+        # Typed into the find box, a query with FTS5's operators reads the same; plain words are
+        # still found inside words.
+        load(driver, sans_url)
+        field = driver.find_element(By.ID, "find")
+        field.send_keys("\"quick brown\"")
+        check(driver.execute_script("return document.querySelectorAll('#page-svg .word.hit').length") == 2,
+              "the phrase typed into the find box marks two words")
+        field.clear()
+        field.send_keys("qui")
+        check(driver.execute_script("return document.querySelectorAll('#page-svg .word.hit').length") == 1,
+              "plain letters typed into the find box are found inside words")
+        check(not console_errors(driver), "console errors: %s" % console_errors(driver))
+
     def wait_for_search(query):
         """Types `query` into the index's search and waits for the ranked list of every shard."""
         field = driver.find_element(By.ID, "search")
@@ -433,6 +479,7 @@ def main():
         run.test("tooltip shows text and confidence", tooltip_shows_text_and_confidence)
         run.test("keyboard goes to the next page", keyboard_goes_to_the_next_page)
         run.test("index search opens the page at the hit", index_search_opens_the_page_at_the_hit)
+        run.test("the page opens with the query's words marked", page_opens_with_the_query_marked)
         run.test("index search agrees with gloss search", index_search_agrees_with_gloss_search)
         run.test("markup in names and text stays text", markup_in_names_and_text_stays_text)
         run.test("the policy blocks inline code under file URLs", the_policy_blocks_inline_code_under_file_urls)

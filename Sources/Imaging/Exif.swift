@@ -8,24 +8,11 @@ import GlossGeometry
 public enum ExifReader {
     /// The orientation stored in a JPEG's APP1 Exif segment, if any.
     public static func orientation(inJPEG bytes: some RandomAccessCollection<UInt8>) -> Orientation? {
-        let data = Array(bytes)
-        guard data.count > 4, data[0] == 0xFF, data[1] == 0xD8 else { return nil }
-        var offset = 2
-        while offset + 4 <= data.count {
-            guard data[offset] == 0xFF else { return nil }
-            let marker = data[offset + 1]
-            if marker == 0xFF { offset += 1; continue }  // fill byte
-            if marker == 0xDA || marker == 0xD9 { return nil }  // image data starts: no Exif
-            let length = Int(data[offset + 2]) << 8 | Int(data[offset + 3])
-            guard length >= 2, offset + 2 + length <= data.count else { return nil }
-            let body = offset + 4, bodyEnd = offset + 2 + length
-            let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]  // "Exif\0\0"
-            if marker == 0xE1, bodyEnd - body > 6, Array(data[body..<body + 6]) == exifHeader {
-                return orientation(inTIFF: data[(body + 6)..<bodyEnd], page: 0)
-            }
-            offset = bodyEnd
-        }
-        return nil
+        let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]  // "Exif\0\0"
+        guard let exif = JPEGSegments(Array(bytes)).first(where: {
+            $0.marker == 0xE1 && $0.body.count > 6 && $0.body.starts(with: exifHeader)
+        }) else { return nil }
+        return orientation(inTIFF: exif.body.dropFirst(6), page: 0)
     }
 
     /// The orientation of page `page` of a TIFF structure (a TIFF file, or an Exif block).
@@ -52,7 +39,7 @@ public enum ExifReader {
 }
 
 /// TIFF bytes with their byte order ("II" little-endian or "MM" big-endian).
-private struct TIFFBytes {
+struct TIFFBytes {
     let bytes: [UInt8]
     let littleEndian: Bool
 

@@ -9,6 +9,9 @@ import Glibc
 public enum ImageFormat: String, Sendable {
     case png, jpeg, tiff, pnm, webp, gif, bmp, jp2
 
+    /// As people write it in messages.
+    public var name: String { self == .webp ? "WebP" : rawValue.uppercased() }
+
     init?(leptonica code: Int32) {
         switch Int(code) {
         case IFF_PNG: self = .png
@@ -60,32 +63,39 @@ public struct ImageFile: Sendable {
     public init(bytes: [UInt8], path: String, pixelLimit: Int = ImageFile.defaultPixelLimit) throws {
         _ = LeptonicaImage.silenced
         guard !bytes.isEmpty else { throw ImagingError(path: path, reason: .empty) }
+        // The format from the signature alone (Leptonica reads at most the first 12 bytes, so a
+        // shorter file is padded); then the size from the header, by the format's own reader.
+        var signature = [UInt8](repeating: 0, count: 16)
+        signature.replaceSubrange(0..<min(16, bytes.count), with: bytes.prefix(16))
+        var code: Int32 = 0
+        guard findFileFormatBuffer(signature, &code) == 0, let known = ImageFormat(leptonica: code) else {
+            throw ImagingError(path: path, reason: .unsupportedFormat)
+        }
+        let size = switch known {
+        case .jpeg: JPEGDecoder.size(bytes)
+        case .tiff: TIFFReader.size(bytes)
+        default: Self.headerSize(bytes)
+        }
+        guard let size, size.width > 0, size.height > 0 else {
+            throw ImagingError(path: path, reason: .corrupt("the \(known.name) header is cut short or damaged"))
+        }
+        guard size.pixelCount <= pixelLimit else {
+            throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
+        }
+        self.path = path
+        self.format = known
+        self.storedSize = size
+        self.bytes = bytes
+        self.pageCount = known == .tiff ? TIFFReader.pageCount(bytes) : 1
+    }
+
+    private static func headerSize(_ bytes: [UInt8]) -> PixelSize? {
         var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         var bits: Int32 = 0, samples: Int32 = 0, colormapped: Int32 = 0
         let status = bytes.withUnsafeBufferPointer {
             pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, &bits, &samples, &colormapped)
         }
-        guard status == 0, let known = ImageFormat(leptonica: format), width > 0, height > 0 else {
-            throw ImagingError(path: path, reason: .unsupportedFormat)
-        }
-        guard Int(width) * Int(height) <= pixelLimit else {
-            throw ImagingError(
-                path: path, reason: .tooLarge(width: Int(width), height: Int(height), limit: pixelLimit))
-        }
-        self.path = path
-        self.format = known
-        self.storedSize = PixelSize(width: Int(width), height: Int(height))
-        self.bytes = bytes
-        self.pageCount = known == .tiff ? Self.tiffPageCount(bytes) : 1
-    }
-
-    private static func tiffPageCount(_ bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let file = fopenReadFromMemory(buffer.baseAddress, buffer.count) else { return 1 }
-            defer { fclose(file) }
-            var count: Int32 = 0
-            return tiffGetCount(file, &count) == 0 && count > 0 ? Int(count) : 1
-        }
+        return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
     }
 
     /// Decodes page `index` (0-based) and turns it upright.
@@ -100,16 +110,21 @@ public struct ImageFile: Sendable {
     }
 
     private func decodePixels(_ index: Int) throws -> (Raster, resolution: Int?) {
-        if format == .png {
-            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
+        switch format {
+        case .png: return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
+        case .jpeg: return (try JPEGDecoder.decode(bytes, path: path), JPEGDecoder.resolution(bytes))
+        default: break
         }
-        let pix = bytes.withUnsafeBufferPointer { buffer in
-            format == .tiff
-                ? pixReadMemTiff(buffer.baseAddress, buffer.count, Int32(index))
-                : pixReadMem(buffer.baseAddress, buffer.count)
+        var problem: String?
+        let image: LeptonicaImage?
+        if format == .tiff {
+            (image, problem) = TIFFReader.decode(bytes, page: index)
+        } else {
+            image = LeptonicaImage(bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
         }
-        guard let image = LeptonicaImage(pix) else {
-            throw ImagingError(path: path, reason: .corrupt("\(format.rawValue) decoder failed"))
+        guard let image else {
+            throw ImagingError(path: path, reason: .corrupt("\(format.name): " + (problem ?? "the decoder found no image")))
+            // (Leptonica gives no reason of its own; the formats it decodes here keep theirs.)
         }
         guard let raster = image.raster() else {
             throw ImagingError(path: path, reason: .corrupt("unsupported pixel layout, \(image.depth) bits per pixel"))
@@ -120,7 +135,9 @@ public struct ImageFile: Sendable {
 
 /// The whole file, or an error that says why not (missing, a directory, no permission...).
 private func readWholeFile(_ path: String) throws -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Non-blocking, so that a FIFO or a device named like an image is refused below rather
+    // than waited on forever; it changes nothing for a regular file.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
     defer { close(descriptor) }
     var info = stat()

@@ -61,6 +61,8 @@ public struct Annotator: Sendable {
         let collection = InputCollector.inputs(from: inputs)
         let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         let files = positions.map { collection[$0].path }
+        let unreadableNames = Dictionary(collection.compactMap { input in input.problem.map { (input.path, $0) } },
+                                         uniquingKeysWith: { first, _ in first })
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
         let earlier = force ? nil : EarlierRun(layout: layout)
         let recorder = try BatchRecorder(layout: layout, settings: settings, fileCount: files.count, events: events)
@@ -74,7 +76,8 @@ public struct Annotator: Sendable {
             for worker in workers {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
-                        let entries = await annotate(files[index], position: positions[index], with: worker,
+                        let entries = await annotate(files[index], position: positions[index],
+                                                     unreadable: unreadableNames[files[index]], with: worker,
                                                      into: layout, earlier: earlier,
                                                      settingsHash: settingsHash, recorder: recorder, budget: budget)
                         await recorder.finish(file: index, entries: entries)
@@ -117,12 +120,12 @@ public struct Annotator: Sendable {
 
     /// Every page of one file: skipped when an earlier run finished it, else run through the graph.
     private func annotate(
-        _ path: String, position: Int, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
+        _ path: String, position: Int, unreadable: String?, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
         recorder: BatchRecorder, budget: PixelBudget
     ) async -> [ManifestEntry] {
         let graph = PageGraph(worker: worker, settings: settings, layout: layout)
         let file: ImageFile
-        switch await open(path, on: worker) {
+        switch await open(path, unreadable: unreadable, on: worker) {
         case .failure(let failure):
             let report = PageReport(source: path, pageIndex: 0, status: .failed, error: failure.description)
             let entry = graph.finish(report, id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)).entry!
@@ -177,7 +180,8 @@ public struct Annotator: Sendable {
 
     /// Reads a local file, or downloads a remote one, and parses its header on the worker's
     /// image lane. The download is the graph's first stage for a URL; it does not block a lane.
-    private func open(_ path: String, on worker: Worker) async -> Result<ImageFile, PageError> {
+    private func open(_ path: String, unreadable: String? = nil, on worker: Worker) async -> Result<ImageFile, PageError> {
+        if let unreadable { return .failure(PageError(file: path, pageIndex: 0, stage: .read, cause: unreadable)) }
         var stage = Stage.read
         do {
             var bytes: [UInt8]?

@@ -1,11 +1,16 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Turns the paths a user names into the list of image files to read.
 ///
 /// Files named explicitly are always tried (a wrong one is reported, not skipped); folders are
-/// walked recursively for files with an image extension; `http://` and `https://` URLs are kept
-/// as they are, for the fetch stage. The order is stable: as given, and
-/// sorted within a folder, so page numbers and reports do not change between runs.
+/// walked recursively for files with an image extension, following symbolic links but never
+/// into a folder twice (a link loop ends there); `http://` and `https://` URLs are kept as they
+/// are, for the fetch stage. A file named twice is read once. The order is stable: as given,
+/// and sorted within a folder, so page numbers and reports do not change between runs.
 public enum InputCollector {
     public static let imageExtensions: Set<String> = [
         "png", "jpg", "jpeg", "tif", "tiff", "pnm", "pbm", "pgm", "ppm", "webp", "gif", "bmp", "jp2",
@@ -21,9 +26,9 @@ public enum InputCollector {
     public static func inputs(from paths: [String]) -> [Input] {
         var seen = Set<String>()
         var files: [Input] = []
-        func add(_ path: String, relativePath: String) {
+        func add(_ path: String, relativePath: String, problem: String? = nil) {
             let key = URL(fileURLWithPath: path).standardizedFileURL.path
-            if seen.insert(key).inserted { files.append(Input(path: path, relativePath: relativePath)) }
+            if seen.insert(key).inserted { files.append(Input(path: path, relativePath: relativePath, problem: problem)) }
         }
         for path in paths {
             if RemoteFetcher.isRemote(path) {
@@ -32,8 +37,9 @@ public enum InputCollector {
             }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                for relative in imagesBelow(path) {
-                    add((path as NSString).appendingPathComponent(relative), relativePath: relative)
+                for found in imagesBelow(path) {
+                    add((path as NSString).appendingPathComponent(found.relativePath), relativePath: found.relativePath,
+                        problem: found.problem)
                 }
             } else {
                 add(path, relativePath: (path as NSString).lastPathComponent)
@@ -46,23 +52,56 @@ public enum InputCollector {
     public struct Input: Sendable, Equatable {
         public var path: String
         public var relativePath: String
+        /// Why the file cannot be read whatever it holds (its name is not UTF-8, so no path in
+        /// a Swift string reaches it), or nil. `path` then shows the name's bytes escaped.
+        public var problem: String?
     }
 
     /// Image files below `folder`, as paths relative to it, sorted.
-    private static func imagesBelow(_ folder: String) -> [String] {
-        let manager = FileManager.default
-        guard let enumerator = manager.enumerator(atPath: folder) else { return [] }
-        var found: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            let ext = (relative as NSString).pathExtension.lowercased()
-            guard imageExtensions.contains(ext) else { continue }
-            let path = (folder as NSString).appendingPathComponent(relative)
-            var isDirectory: ObjCBool = false
-            if manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                found.append(relative)
+    private static func imagesBelow(_ folder: String) -> [(relativePath: String, problem: String?)] {
+        struct FolderID: Hashable {
+            var device: UInt
+            var inode: UInt
+        }
+        var visited = Set<FolderID>()
+        var found: [(relativePath: String, problem: String?)] = []
+        func walk(_ directory: String, relative: String) {
+            var info = stat()
+            guard stat(directory, &info) == 0,
+                  visited.insert(FolderID(device: UInt(info.st_dev), inode: UInt(info.st_ino))).inserted,
+                  let stream = opendir(directory) else { return }
+            defer { closedir(stream) }
+            while let entry = readdir(stream) {
+                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                guard bytes != [0x2E], bytes != [0x2E, 0x2E] else { continue }
+                guard let name = String(validating: bytes, as: UTF8.self) else {
+                    let shown = escaped(bytes)
+                    if hasImageExtension(shown) {
+                        found.append((relative + shown, "its name is not valid UTF-8; rename the file to read it"))
+                    }
+                    continue
+                }
+                let path = directory + "/" + name
+                var entryInfo = stat()
+                if stat(path, &entryInfo) == 0, entryInfo.st_mode & S_IFMT == S_IFDIR {
+                    walk(path, relative: relative + name + "/")
+                } else if hasImageExtension(name) {
+                    found.append((relative + name, nil))  // broken links too: reading says why
+                }
             }
         }
-        return found.sorted()
+        walk(folder, relative: "")
+        return found.sorted { $0.relativePath < $1.relativePath }
+    }
+
+    private static func hasImageExtension(_ name: String) -> Bool {
+        imageExtensions.contains((name as NSString).pathExtension.lowercased())
+    }
+
+    /// A file name's bytes as text: ASCII as it is, every other byte as `\xHH`.
+    private static func escaped(_ bytes: [UInt8]) -> String {
+        bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }
+            .joined()
     }
 }
 

@@ -77,8 +77,9 @@ final class RemoteTransfer: NSObject, URLSessionDataDelegate, Sendable {
     /// Starts the request, on `control`.
     private func open(remaining: Duration) {
         // Corelibs' own timeout is an idle timer cut to whole seconds (0.5 s would fire at once)
-        // and its resource timeout is not enforced; the timers in `run` do the work, this is a backstop.
-        let backstop = (remaining.secondsValue + 1).rounded(.up)
+        // and its resource timeout is not enforced; the timers in `run` do the work, this is a
+        // backstop, generous so that it never fires first on a loaded machine.
+        let backstop = (remaining.secondsValue * 2 + 5).rounded(.up)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData

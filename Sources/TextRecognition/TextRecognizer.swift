@@ -36,6 +36,9 @@ public final class TextRecognizer {
         TessBaseAPIDelete(engine)
     }
 
+    /// Below this many pixels across or down, an image holds no text to find.
+    static let smallestLegibleSide = 6
+
     /// The Tesseract library version, for reports.
     public static var engineVersion: String { String(cString: TessVersion()) }
 
@@ -46,7 +49,9 @@ public final class TextRecognizer {
         _ image: Raster, resolution: Int?, cancellation: CancellationFlag? = nil
     ) throws -> RecognizedText {
         let grey = image.grayscale()
-        guard grey.width > 0, grey.height > 0 else { return RecognizedText() }
+        // Nothing legible fits in a strip a few pixels wide, and Tesseract's layout analysis
+        // fails on one (a 1x100000 image) rather than finding nothing.
+        guard grey.width >= Self.smallestLegibleSide, grey.height >= Self.smallestLegibleSide else { return RecognizedText() }
         OpenMP.runSingleThreadedOnThisThread()
         let monitor = Monitor(cancellation: cancellation)
         let status = grey.pixels.withUnsafeBufferPointer { pixels -> Int32 in

@@ -1,0 +1,119 @@
+import CTurboJPEG
+import GlossGeometry
+
+/// JPEG goes through TurboJPEG rather than Leptonica: its messages ("Premature end of JPEG
+/// file") come back as text instead of going to stderr, a warning stops the decode (a
+/// truncated scan is reported, not filled with grey), and progressive files are limited in
+/// their number of scans, so a hostile file cannot spin for minutes.
+enum JPEGDecoder {
+    static func decode(_ bytes: [UInt8], path: String) throws -> Raster {
+        let decompressor = try Decompressor(path: path)
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        try decompressor.check(path, bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(decompressor.handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+        })
+        let grey = colorspace == Int32(TJCS_GRAY.rawValue)
+        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        let format = grey ? TJPF_GRAY : cmyk ? TJPF_CMYK : TJPF_RGB
+        let channels = grey ? 1 : cmyk ? 4 : 3
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * channels)
+        try decompressor.check(path, bytes.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { target in
+                tjDecompress2(decompressor.handle, source.baseAddress, UInt(source.count), target.baseAddress, width, 0, height,
+                              Int32(format.rawValue), TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
+            }
+        })
+        if grey { return Raster(width: Int(width), height: Int(height), layout: .gray, pixels: pixels) }
+        if cmyk { pixels = rgb(fromCMYK: pixels, inverted: hasAdobeMarker(bytes)) }
+        return Raster(width: Int(width), height: Int(height), layout: .rgb, pixels: pixels)
+    }
+
+    /// CMYK to RGB by the usual printer's approximation. Files written by Adobe software (an
+    /// APP14 "Adobe" segment) store the inks inverted, as most CMYK JPEGs in the wild do.
+    private static func rgb(fromCMYK cmyk: [UInt8], inverted: Bool) -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: cmyk.count / 4 * 3)
+        for pixel in 0..<(cmyk.count / 4) {
+            let k = Int(inverted ? cmyk[4 * pixel + 3] : 255 - cmyk[4 * pixel + 3])
+            for channel in 0..<3 {
+                let ink = Int(inverted ? cmyk[4 * pixel + channel] : 255 - cmyk[4 * pixel + channel])
+                rgb[3 * pixel + channel] = UInt8((ink * k + 127) / 255)
+            }
+        }
+        return rgb
+    }
+
+    private static func hasAdobeMarker(_ bytes: [UInt8]) -> Bool {
+        JPEGSegments(bytes).contains { $0.marker == 0xEE && $0.body.starts(with: Array("Adobe".utf8)) }
+    }
+
+    /// The stored size from the frame header, or nil when there is none to read.
+    static func size(_ bytes: [UInt8]) -> PixelSize? {
+        guard let decompressor = try? Decompressor(path: "") else { return nil }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(decompressor.handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+        }
+        return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
+    }
+
+    /// Pixels per inch from the JFIF header, when it states inches or centimetres.
+    static func resolution(_ bytes: [UInt8]) -> Int? {
+        guard let jfif = JPEGSegments(bytes).first(where: { $0.marker == 0xE0 && $0.body.starts(with: Array("JFIF\0".utf8)) }),
+              jfif.body.count >= 12 else { return nil }
+        let body = Array(jfif.body)
+        let density = Int(body[8]) << 8 | Int(body[9])
+        switch body[7] {
+        case 1: return density > 0 ? density : nil
+        case 2: return density > 0 ? Int((Double(density) * 2.54).rounded()) : nil
+        default: return nil
+        }
+    }
+
+    /// Owns one TurboJPEG handle.
+    private final class Decompressor {
+        let handle: tjhandle
+
+        init(path: String) throws {
+            guard let handle = tjInitDecompress() else {
+                throw ImagingError(path: path, reason: .corrupt("JPEG decoder could not start"))
+            }
+            self.handle = handle
+        }
+
+        deinit { tjDestroy(handle) }
+
+        /// Every TurboJPEG return code goes through here.
+        func check(_ path: String, _ status: Int32) throws {
+            guard status != 0 else { return }
+            let message = String(cString: tjGetErrorStr2(handle))
+            throw ImagingError(path: path, reason: .corrupt("JPEG: \(message)"))
+        }
+    }
+}
+
+/// The marker segments of a JPEG file up to the start of the image data, read with bounds
+/// checks: a hostile length can only end the walk.
+struct JPEGSegments: Sequence {
+    struct Segment {
+        var marker: UInt8
+        var body: ArraySlice<UInt8>
+    }
+
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func makeIterator() -> AnyIterator<Segment> {
+        let bytes = self.bytes
+        var offset = bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8 ? 2 : bytes.count  // after SOI
+        return AnyIterator {
+            while offset + 1 < bytes.count, bytes[offset] == 0xFF, bytes[offset + 1] == 0xFF { offset += 1 }  // fill
+            guard offset + 4 <= bytes.count, bytes[offset] == 0xFF else { return nil }
+            let marker = bytes[offset + 1]
+            guard marker != 0xDA, marker != 0xD9 else { return nil }  // image data, or the end
+            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard length >= 2, offset + 2 + length <= bytes.count else { return nil }
+            defer { offset += 2 + length }
+            return Segment(marker: marker, body: bytes[(offset + 4)..<(offset + 2 + length)])
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CLeptonica
+import GlossGeometry
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// TIFF pages through Leptonica, read from a file descriptor.
+///
+/// Leptonica's in-memory TIFF reader prints some of its complaints straight to stderr ("Bad
+/// file: amount too big"), and it already silences libtiff's own. Given a real file (an
+/// anonymous temporary one), only libtiff reads it, and nothing is printed. The directory chain
+/// is also walked by Gloss itself, bounds-checked, so that a page whose directory is cut off is
+/// reported as a failed page rather than silently dropped from the count.
+enum TIFFReader {
+    static func size(_ bytes: [UInt8]) -> PixelSize? {
+        guard let file = TemporaryFile(bytes) else { return nil }
+        var width: Int32 = 0, height: Int32 = 0, bits: Int32 = 0, samples: Int32 = 0
+        var resolution: Int32 = 0, colormapped: Int32 = 0, format: Int32 = 0
+        guard freadHeaderTiff(file.stream, 0, &width, &height, &bits, &samples, &resolution, &colormapped, &format) == 0
+        else { return nil }
+        return PixelSize(width: Int(width), height: Int(height))
+    }
+
+    /// Pages that can be read, plus one for a directory the chain points to but the file cuts
+    /// off (decoding that page then fails with the reason).
+    static func pageCount(_ bytes: [UInt8]) -> Int {
+        var count: Int32 = 0
+        let readable = TemporaryFile(bytes).map { tiffGetCount($0.stream, &count) == 0 ? Int(count) : 0 } ?? 0
+        let chain = TIFFDirectoryChain(bytes)
+        return max(1, readable, chain.complete + (chain.brokenLink ? 1 : 0))
+    }
+
+    /// Page `index` as Leptonica decodes it, or why not.
+    static func decode(_ bytes: [UInt8], page index: Int) -> (LeptonicaImage?, problem: String?) {
+        let chain = TIFFDirectoryChain(bytes)
+        if chain.brokenLink, index == chain.complete {
+            return (nil, "page \(index + 1)'s directory lies beyond the end of the file (truncated?)")
+        }
+        guard let file = TemporaryFile(bytes) else { return (nil, "cannot make a temporary copy to decode") }
+        let image = LeptonicaImage(pixReadStreamTiff(file.stream, Int32(index)))
+        return (image, image == nil ? "page \(index + 1)'s pixels cannot be read (truncated or damaged)" : nil)
+    }
+}
+
+/// The image directories of a TIFF, followed from the header through each "next" offset.
+struct TIFFDirectoryChain {
+    /// Directories whose entries lie inside the file.
+    var complete = 0
+    /// The last offset followed pointed outside the file.
+    var brokenLink = false
+
+    init(_ bytes: [UInt8]) {
+        guard let tiff = TIFFBytes(bytes), var next = tiff.uint32(at: 4).map(Int.init) else { return }
+        var seen = Set<Int>()
+        while next != 0 {
+            guard seen.insert(next).inserted, seen.count <= 65_536 else { return }  // a loop: stop
+            guard let count = tiff.uint16(at: next), let link = tiff.uint32(at: next + 2 + 12 * Int(count)) else {
+                brokenLink = true
+                return
+            }
+            complete += 1
+            next = Int(link)
+        }
+    }
+}
+
+/// A file's bytes as an anonymous temporary file with a real descriptor (`tmpfile`: it has no
+/// name and is gone when closed), for readers that take a `FILE`. Closed with its owner.
+private final class TemporaryFile {
+    let stream: UnsafeMutablePointer<FILE>
+
+    init?(_ bytes: [UInt8]) {
+        guard let stream = tmpfile() else { return nil }
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
+        guard written == bytes.count, fflush(stream) == 0 else {
+            fclose(stream)
+            return nil
+        }
+        rewind(stream)
+        self.stream = stream
+    }
+
+    deinit { fclose(stream) }
+}
