@@ -74,6 +74,13 @@ func tinyCascadeXML(leaf: String = "1.", threshold: String = "-1.", featureIndex
         }
     }
 
+    @Test func theMalformedCascadeOfTheBadCorpusIsATypedError() throws {
+        let path = Fixtures.path("bad/cascade.xml")
+        let error = #expect(throws: CascadeError.self) { try Cascade(contentsOfFile: path) }
+        #expect(error?.file == path)
+        #expect(error?.element.hasPrefix("opencv_storage/cascade/stages/_[0]/weakClassifiers/_[0]/internalNodes") == true, "\(String(describing: error))")
+    }
+
     @Test func truncatedFileThrowsATypedErrorNamingTheFile() throws {
         let bytes = Fixtures.read(Cascade.Known.frontalFaceDefault.path)
         let directory = Fixtures.temporaryDirectory()
