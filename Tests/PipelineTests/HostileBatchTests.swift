@@ -90,3 +90,59 @@ struct HostileBatchTests {
         }
     }
 }
+
+/// Output that cannot be written: a disk that fills up mid-batch.
+@Suite(.serialized)
+struct FullDiskTests {
+    /// A 400 KB tmpfs, when this process may mount one (root on Linux); nil otherwise.
+    static func mountSmallDisk(at folder: String) -> Bool {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return (try? Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", folder])) == 0
+    }
+
+    static func command(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    static let canMount: Bool = {
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-mount-probe-\(getpid())").path
+        defer { _ = try? command("/bin/umount", [probe]); try? FileManager.default.removeItem(atPath: probe) }
+        return mountSmallDisk(at: probe)
+    }()
+
+    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root"))
+    func aFullDiskFailsThePagesThatDoNotFitAndKeepsTheOthersWhole() throws {
+        let scratch = try ScratchFolder()
+        let disk = scratch.path + "/disk", output = disk + "/out"
+        #expect(Self.mountSmallDisk(at: disk))
+        defer { _ = try? Self.command("/bin/umount", [disk]) }
+        _ = try BatchTests.copies(into: scratch.path + "/in")
+
+        let full = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        #expect(full.status == 1)
+        let lines = full.standardError.split(separator: "\n")
+        let written = lines.filter { $0.hasPrefix("gloss: ok ") }.count
+        #expect(written >= 1 && written < 6, "\(full.standardError)")
+        #expect(lines.filter { $0.contains("No space left on device") }.count >= 6 - written, "\(full.standardError)")
+        for path in try FileManager.default.subpathsOfDirectory(atPath: output) {
+            #expect(!path.contains(".tmp-"), "leftover \(path)")
+            if path.hasSuffix(".json") {
+                let data = try Data(contentsOf: URL(fileURLWithPath: output + "/" + path))
+                #expect((try? JSONSerialization.jsonObject(with: data)) != nil, "\(path) is whole")
+            }
+        }
+
+        // With room again, the same command finishes the batch and keeps what was done.
+        #expect(try Self.command("/bin/mount", ["-o", "remount,size=8m", disk]) == 0)
+        let rerun = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--jobs", "1", "--no-faces"])
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        #expect(try BatchTests.manifest(output).pages.map(\.status) == Array(repeating: .ok, count: 6))
+        #expect(rerun.standardError.components(separatedBy: "gloss: ok ").count - 1 == 6 - written, "finished pages are kept")
+    }
+}
