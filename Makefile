@@ -15,7 +15,7 @@ APT_PACKAGES = \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test bench bench-faces fixtures install uninstall clean
+.PHONY: setup build test bench bench-faces fuzz fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -43,6 +43,11 @@ bench: build
 bench-faces:
 	$(SWIFT) build -c release --product FaceBench
 	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
+
+# libFuzzer over the cascade loader, the Exif reader and image decoding, 60 s each by default.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 fixtures:
 	/usr/bin/python3 fixtures/make-fixtures.py

@@ -260,13 +260,15 @@ private struct CascadeReader {
                         x: try integer(v[0], at: rpath), y: try integer(v[1], at: rpath),
                         width: try integer(v[2], at: rpath), height: try integer(v[3], at: rpath),
                         weight: Float(v[4]))
+                    // In Int: 32-bit values from the file must not overflow while being checked.
+                    let (x, y, w, h) = (Int(rect.x), Int(rect.y), Int(rect.width), Int(rect.height))
                     let inside: Bool
                     if isTilted {
-                        inside = rect.width >= 0 && rect.height >= 0 && rect.y >= 0 && rect.x - rect.height >= 0
-                            && rect.x + rect.width <= width && rect.y + rect.width + rect.height <= height
+                        inside = w >= 0 && h >= 0 && y >= 0 && x - h >= 0
+                            && x + w <= Int(width) && y + w + h <= Int(height)
                     } else {
-                        inside = rect.width >= 0 && rect.height >= 0 && rect.x >= 0 && rect.y >= 0
-                            && rect.x + rect.width <= width && rect.y + rect.height <= height
+                        inside = w >= 0 && h >= 0 && x >= 0 && y >= 0
+                            && x + w <= Int(width) && y + h <= Int(height)
                     }
                     guard inside else { throw error(rpath, .invalidValue("rectangle outside the \(width)x\(height) window")) }
                     rects.append(rect)
@@ -280,7 +282,7 @@ private struct CascadeReader {
                 let cell = Cascade.LBPFeature(x: try integer(v[0], at: rpath), y: try integer(v[1], at: rpath),
                                               width: try integer(v[2], at: rpath), height: try integer(v[3], at: rpath))
                 guard cell.x >= 0, cell.y >= 0, cell.width > 0, cell.height > 0,
-                      cell.x + 3 * cell.width <= width, cell.y + 3 * cell.height <= height else {
+                      Int(cell.x) + 3 * Int(cell.width) <= Int(width), Int(cell.y) + 3 * Int(cell.height) <= Int(height) else {
                     throw error(rpath, .invalidValue("cell grid outside the \(width)x\(height) window"))
                 }
                 lbpFeatures.append(cell)
@@ -329,7 +331,7 @@ private struct CascadeReader {
                     }
                     for child in [left, right] {
                         // A child node must come later in the tree (no cycles); a leaf must exist.
-                        let ok = child > 0 ? (Int(child) > n && Int(child) < nodeCount) : (Int(-child) <= nodeCount)
+                        let ok = child > 0 ? (Int(child) > n && Int(child) < nodeCount) : (-Int(child) <= nodeCount)
                         guard ok else { throw error(npath, .invalidValue("child \(child) of node \(n) in a tree of \(nodeCount)")) }
                     }
                     var threshold: Float = 0

@@ -30,8 +30,12 @@ public enum ImageFormat: String, Sendable {
 
 /// One page of an image, decoded and turned upright.
 public struct DecodedPage: Sendable {
-    /// The upright pixels: EXIF orientation is already applied.
+    /// The upright pixels: EXIF orientation is already applied. For an image too large to
+    /// hold whole, a reduced copy (see `size`).
     public var raster: Raster
+    /// The page's upright size in the file's own pixels, which reports are in: the raster's
+    /// size, unless the image was reduced as it was read.
+    public var size: PixelSize
     /// Pixels per inch as the file states it, or nil when it states none.
     public var resolution: Int?
     /// The orientation the stored pixels had, now applied.
@@ -50,9 +54,15 @@ public struct ImageFile: Sendable {
     public let pageCount: Int
     /// The encoded file, as read.
     public let bytes: [UInt8]
+    /// The most pixels a page may claim; checked for every page, before its pixels are decoded.
+    let pixelLimit: Int
 
     /// The default pixel limit: 150 megapixels, an A3 page at 1200 ppi.
     public static let defaultPixelLimit = 150_000_000
+
+    /// Above this, a PNG is reduced as it is read (100 megapixels: an A3 page at 800 ppi is
+    /// read whole; a 20000x20000 map is read as 10000x10000).
+    public static let wholeDecodeLimit = 100_000_000
 
     /// Reads the file at `path` and its header.
     public init(contentsOf path: String, pixelLimit: Int = ImageFile.defaultPixelLimit) throws {
@@ -86,6 +96,7 @@ public struct ImageFile: Sendable {
         self.format = known
         self.storedSize = size
         self.bytes = bytes
+        self.pixelLimit = pixelLimit
         self.pageCount = known == .tiff ? TIFFReader.pageCount(bytes) : 1
     }
 
@@ -98,15 +109,26 @@ public struct ImageFile: Sendable {
         return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
     }
 
-    /// Decodes page `index` (0-based) and turns it upright.
-    public func decodePage(_ index: Int = 0) throws -> DecodedPage {
+    /// Decodes page `index` (0-based) and turns it upright. A PNG of more than `wholeLimit`
+    /// pixels is reduced by whole blocks as it is read, so it never exists in memory at full size.
+    public func decodePage(_ index: Int = 0, wholeLimit: Int = ImageFile.wholeDecodeLimit) throws -> DecodedPage {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
+        }
+        if format == .png, storedSize.pixelCount > wholeLimit {
+            var factor = 2
+            while ((storedSize.width + factor - 1) / factor) * ((storedSize.height + factor - 1) / factor) > wholeLimit {
+                factor += 1
+            }
+            let raster = try PNGDecoder.decode(bytes, path: path, reducedBy: factor)
+            return DecodedPage(raster: raster, size: storedSize, resolution: PNGDecoder.resolution(bytes).map { $0 / factor },
+                               orientation: .up)
         }
         let (raster, resolution) = try decodePixels(index)
         // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
         let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: bytes) ?? .up : .up
-        return DecodedPage(raster: raster.oriented(orientation), resolution: resolution, orientation: orientation)
+        let upright = raster.oriented(orientation)
+        return DecodedPage(raster: upright, size: upright.size, resolution: resolution, orientation: orientation)
     }
 
     private func decodePixels(_ index: Int) throws -> (Raster, resolution: Int?) {
@@ -118,6 +140,10 @@ public struct ImageFile: Sendable {
         var problem: String?
         let image: LeptonicaImage?
         if format == .tiff {
+            // Only the first page's header was checked on opening: a later page may claim more.
+            if index > 0, let size = TIFFReader.pageSize(bytes, page: index), size.pixelCount > pixelLimit {
+                throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
+            }
             (image, problem) = TIFFReader.decode(bytes, page: index)
         } else {
             image = LeptonicaImage(bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })

@@ -22,13 +22,40 @@ enum TIFFReader {
         return PixelSize(width: Int(width), height: Int(height))
     }
 
+    /// Width and height as page `index`'s directory states them, read by Gloss with bounds
+    /// checks (Leptonica's `freadHeaderTiff` leaks libtiff's handle when a later directory is
+    /// damaged), or nil when the directory or the tags are missing.
+    static func pageSize(_ bytes: [UInt8], page index: Int) -> PixelSize? {
+        guard index >= 0, let tiff = TIFFBytes(bytes), var directory = tiff.uint32(at: 4).map(Int.init) else { return nil }
+        for _ in 0..<index {
+            guard let count = tiff.uint16(at: directory), let next = tiff.uint32(at: directory + 2 + 12 * Int(count)), next != 0
+            else { return nil }
+            directory = Int(next)
+        }
+        guard let count = tiff.uint16(at: directory) else { return nil }
+        var width: Int?, height: Int?
+        for entry in 0..<Int(count) {
+            let at = directory + 2 + 12 * entry
+            guard let tag = tiff.uint16(at: at), tag == 256 || tag == 257, let type = tiff.uint16(at: at + 2) else { continue }
+            let value = type == 3 ? tiff.uint16(at: at + 8).map(Int.init) : type == 4 ? tiff.uint32(at: at + 8).map(Int.init) : nil
+            if tag == 256 { width = value } else { height = value }
+        }
+        guard let width, let height else { return nil }
+        // LONG values can reach 2^32 - 1: clamped, so that width x height cannot overflow.
+        return PixelSize(width: min(width, Int(Int32.max)), height: min(height, Int(Int32.max)))
+    }
+
+    /// More pages than any bound volume: past this, a file is taken to be hostile (each page's
+    /// directory is found by walking the chain, so the cost grows with the square of the count).
+    static let maximumPages = 10_000
+
     /// Pages that can be read, plus one for a directory the chain points to but the file cuts
     /// off (decoding that page then fails with the reason).
     static func pageCount(_ bytes: [UInt8]) -> Int {
         var count: Int32 = 0
         let readable = TemporaryFile(bytes).map { tiffGetCount($0.stream, &count) == 0 ? Int(count) : 0 } ?? 0
         let chain = TIFFDirectoryChain(bytes)
-        return max(1, readable, chain.complete + (chain.brokenLink ? 1 : 0))
+        return min(maximumPages, max(1, readable, chain.complete + (chain.brokenLink ? 1 : 0)))
     }
 
     /// Page `index` as Leptonica decodes it, or why not.
@@ -59,6 +86,10 @@ struct TIFFDirectoryChain {
                 brokenLink = true
                 return
             }
+            // A directory without a width and a height is no page, and libtiff stops there: so
+            // does the count (else thousands of 6-byte empty directories each become a page).
+            let tags = (0..<Int(count)).compactMap { tiff.uint16(at: next + 2 + 12 * $0) }
+            guard tags.contains(256), tags.contains(257) else { return }
             complete += 1
             next = Int(link)
         }

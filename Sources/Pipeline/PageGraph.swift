@@ -55,7 +55,7 @@ struct PageGraph: Sendable {
             }
             async let text = readText()
             async let faces = findFaces()
-            let input = ConvertStage.Input(source: file.path, pageIndex: index, size: decoded.raster.size,
+            let input = ConvertStage.Input(source: file.path, pageIndex: index, size: decoded.size,
                                            text: try await text, faces: try await faces)
             var report = try await step(ConvertStage(), input)
             report.timings = clock.recorded

@@ -81,6 +81,14 @@ func tinyCascadeXML(leaf: String = "1.", threshold: String = "-1.", featureIndex
         #expect(error?.element.hasPrefix("opencv_storage/cascade/stages/_[0]/weakClassifiers/_[0]/internalNodes") == true, "\(String(describing: error))")
     }
 
+    /// Values that overflowed 32-bit arithmetic while being checked, found by the fuzzer.
+    @Test(arguments: 1...4)
+    func aValueAtTheEdgeOfInt32IsATypedErrorNotATrap(case number: Int) throws {
+        let path = Fixtures.root + "/fuzz/found/cascade-\(number)"
+        let error = #expect(throws: CascadeError.self) { try Cascade(contentsOfFile: path) }
+        #expect(error?.file == path)
+    }
+
     @Test func truncatedFileThrowsATypedErrorNamingTheFile() throws {
         let bytes = Fixtures.read(Cascade.Known.frontalFaceDefault.path)
         let directory = Fixtures.temporaryDirectory()

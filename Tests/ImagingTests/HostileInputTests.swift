@@ -60,7 +60,72 @@ struct HostileInputTests {
         #expect(try ImageFile(contentsOf: Fixtures.path(fixture)).decodePage().raster.size == size)
     }
 
+    // MARK: Found by the fuzzer (fuzz/found)
+
+    static func found(_ name: String) -> String { Fixtures.folder + "/../fuzz/found/" + name }
+
+    @Test func aLaterTIFFPageThatClaimsTooManyPixelsIsRefusedBeforeDecoding() throws {
+        let path = Self.found("image-1")
+        let file = try ImageFile(contentsOf: path, pixelLimit: 4_000_000)
+        #expect(throws: ImagingError(path: path, reason: .tooLarge(width: 12000, height: 12000, limit: 4_000_000))) {
+            try file.decodePage(1)
+        }
+    }
+
+    @Test func emptyTIFFDirectoriesAreNoPages() throws {
+        #expect(try ImageFile(contentsOf: Self.found("image-2")).pageCount <= 2)
+    }
+
+    @Test func aTIFFPageCountIsBounded() throws {
+        let file = try ImageFile(contentsOf: Self.found("image-3"))
+        #expect(file.pageCount > 1 && file.pageCount <= TIFFReader.maximumPages)
+        _ = try file.decodePage(0)
+    }
+
     @Test func aJPEGStatesItsResolution() throws {
         #expect(try ImageFile(contentsOf: Fixtures.path("text/upright.jpg")).decodePage().resolution == 300)
+    }
+}
+
+/// A PNG too large to hold whole is reduced as it is read, block by block.
+struct ReducedDecodingTests {
+    /// The reduced image against the blocks of a reference decoded whole. A 16-bit page is
+    /// compared with the 8-bit page it was made from (its high bytes), since decoding it whole
+    /// takes its samples for linear light; transparency is composited a shade differently.
+    @Test(arguments: [("text/sans.png", "text/sans.png", 1), ("text/serif.png", "text/serif.png", 1),
+                      ("odd/palette.png", "odd/palette.png", 1), ("odd/grey-alpha.png", "odd/grey-alpha.png", 4),
+                      ("odd/sixteen-bit.png", "text/sans.png", 1)])
+    func aLargePNGIsReadAsTheAverageOfItsBlocks(fixture: String, reference: String, tolerance: Int) throws {
+        let file = try ImageFile(contentsOf: Fixtures.path(fixture))
+        let whole = try ImageFile(contentsOf: Fixtures.path(reference)).decodePage().raster
+        let reduced = try file.decodePage(wholeLimit: 100_000)
+        #expect(reduced.size == whole.size, "reports keep the file's own pixels")
+        let factor = 3  // the smallest whole factor that brings 960x528 under 100,000 pixels
+        #expect(reduced.raster.width == (whole.width + 2) / factor && reduced.raster.height == (whole.height + 2) / factor)
+        #expect(reduced.raster.layout == whole.layout)
+        let channels = whole.layout.rawValue
+        var worst = 0
+        for y in 0..<reduced.raster.height {
+            for x in 0..<reduced.raster.width {
+                for channel in 0..<channels {
+                    var sum = 0, count = 0
+                    for wy in (y * factor)..<min(whole.height, (y + 1) * factor) {
+                        for wx in (x * factor)..<min(whole.width, (x + 1) * factor) {
+                            sum += Int(whole.pixels[(wy * whole.width + wx) * channels + channel])
+                            count += 1
+                        }
+                    }
+                    let expected = (sum + count / 2) / count
+                    worst = max(worst, abs(expected - Int(reduced.raster.pixels[(y * reduced.raster.width + x) * channels + channel])))
+                }
+            }
+        }
+        #expect(worst <= tolerance, "\(fixture): every block is the mean of its pixels (off by \(worst))")
+    }
+
+    @Test func aTruncatedLargePNGFailsWithLibpngsReason() throws {
+        let file = try ImageFile(contentsOf: Fixtures.path("bad/truncated.png"))
+        let error = try #require(throws: ImagingError.self) { try file.decodePage(wholeLimit: 100_000) }
+        #expect(error.description.contains("libpng: read beyond end of data"), "\(error)")
     }
 }
