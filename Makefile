@@ -39,6 +39,7 @@ bench: build
 	"$(BIN)/IndexBench"
 	bench/ocr.sh
 	bench/pipeline.sh
+	bench/memory.sh
 
 bench-faces:
 	$(SWIFT) build -c release --product FaceBench
