@@ -15,7 +15,7 @@ APT_PACKAGES = \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test bench bench-faces fuzz fixtures install uninstall clean
+.PHONY: setup build test test-sanitize bench bench-faces fuzz fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -33,6 +33,15 @@ test:
 	$(SWIFT) test -c release --skip-build
 	/usr/bin/python3 tests-browser/test_viewer.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
+
+# The suite under ThreadSanitizer and AddressSanitizer, then a leak check of Gloss's own C
+# handles (sanitize/run.sh; see sanitize/README.md). Each sanitizer builds in a scratch path of
+# its own, $(SAN_SCRATCH)/san-thread and san-address, never in .build; SANITIZERS picks the passes.
+SAN_SCRATCH ?= /tmp
+SANITIZERS ?= thread address leaks
+
+test-sanitize:
+	SWIFT="$(SWIFT)" SAN_SCRATCH="$(SAN_SCRATCH)" sanitize/run.sh $(SANITIZERS)
 
 bench: build
 	$(SWIFT) build -c release --product IndexBench

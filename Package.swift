@@ -93,6 +93,13 @@ let package = Package(
             path: "bench/index/IndexBench", swiftSettings: swiftSettings
         ),
 
+        // Leak check of Gloss's C ownership under the address sanitizer (`make test-sanitize`).
+        .executableTarget(
+            name: "LeakCheck",
+            dependencies: ["GlossPipeline", "GlossIndex", "GlossReports", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection"],
+            path: "sanitize/LeakCheck", swiftSettings: swiftSettings
+        ),
+
         // Tests mirror the modules; Support holds the fixture loaders they share.
         .target(
             name: "GlossTestSupport", path: "Tests/Support", exclude: ["http_test_server.py"], swiftSettings: swiftSettings
