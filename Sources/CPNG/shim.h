@@ -38,8 +38,9 @@ static inline void gloss_png_rows_warning(png_structp png, png_const_charp messa
 }
 
 /* Reads the header and asks for 8-bit grey or RGB, transparency composited on white. Gives
- * the size and the channels (1 or 3) of the rows to come. Interlaced images are refused. */
-static inline int gloss_png_rows_begin(gloss_png_rows *reader, png_uint_32 *width, png_uint_32 *height, int *channels) {
+ * the size and the channels (1 or 3) of the rows to come. Interlaced images are refused unless
+ * `whole` (they can only be read whole, with gloss_png_rows_image). */
+static inline int gloss_png_rows_begin(gloss_png_rows *reader, int whole, png_uint_32 *width, png_uint_32 *height, int *channels) {
     reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, gloss_png_rows_error, gloss_png_rows_warning);
     if (!reader->png) return 0;
     reader->info = png_create_info_struct(reader->png);
@@ -47,7 +48,9 @@ static inline int gloss_png_rows_begin(gloss_png_rows *reader, png_uint_32 *widt
     if (setjmp(png_jmpbuf(reader->png))) return 0;
     png_set_read_fn(reader->png, reader, gloss_png_rows_read);
     png_read_info(reader->png, reader->info);
-    if (png_get_interlace_type(reader->png, reader->info) != PNG_INTERLACE_NONE) {
+    if (whole) {
+        png_set_interlace_handling(reader->png);
+    } else if (png_get_interlace_type(reader->png, reader->info) != PNG_INTERLACE_NONE) {
         strncpy(reader->message, "interlaced, so it cannot be read row by row", sizeof reader->message - 1);
         return 0;
     }
@@ -65,6 +68,13 @@ static inline int gloss_png_rows_begin(gloss_png_rows *reader, png_uint_32 *widt
 static inline int gloss_png_rows_next(gloss_png_rows *reader, unsigned char *row) {
     if (setjmp(png_jmpbuf(reader->png))) return 0;
     png_read_row(reader->png, row, NULL);
+    return 1;
+}
+
+/* Reads every row (and every pass of an interlaced image) into `rows`. */
+static inline int gloss_png_rows_image(gloss_png_rows *reader, unsigned char **rows) {
+    if (setjmp(png_jmpbuf(reader->png))) return 0;
+    png_read_image(reader->png, rows);
     return 1;
 }
 

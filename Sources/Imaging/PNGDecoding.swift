@@ -1,52 +1,35 @@
 import CPNG
 
-/// PNG goes through libpng's simplified API rather than Leptonica: it composites transparency
-/// onto white, reduces 16-bit and palette images to 8-bit grey or RGB, and keeps its warnings
-/// ("iCCP: invalid rendering intent" and the like) in the image record instead of printing them.
+/// PNG goes through libpng rather than Leptonica, read row by row (`CPNG`'s shim catches
+/// libpng's errors): palette, 16-bit and grey+alpha images become 8-bit grey or RGB, their
+/// 16-bit samples keep their high bytes (the simplified API would take them for linear light
+/// and brighten every mid-grey), transparency is shown on white, and libpng's warnings ("iCCP:
+/// known incorrect sRGB profile" and the like) are never printed.
 enum PNGDecoder {
+    /// The whole image.
     static func decode(_ bytes: [UInt8], path: String) throws -> Raster {
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        defer { png_image_free(&image) }
-        let begun = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
-        guard begun != 0 else { throw failure(image, path) }
-        let color = image.format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0
-        image.format = color ? UInt32(PNG_FORMAT_RGB) : UInt32(PNG_FORMAT_GRAY)
-        let layout: Raster.Layout = color ? .rgb : .gray
-        let width = Int(image.width), height = Int(image.height)
-        var pixels = [UInt8](repeating: 0, count: width * height * layout.rawValue)
-        var white = png_color(red: 255, green: 255, blue: 255)
-        let finished = pixels.withUnsafeMutableBytes {
-            png_image_finish_read(&image, &white, $0.baseAddress, 0, nil)
+        try withRows(of: bytes, path: path, whole: true) { reader, width, height, channels in
+            var pixels = [UInt8](repeating: 0, count: width * height * channels)
+            let read = pixels.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { buffer.baseAddress! + $0 * width * channels }
+                return gloss_png_rows_image(&reader, &rows)
+            }
+            guard read != 0 else { return nil }
+            return Raster(width: width, height: height, layout: channels == 1 ? .gray : .rgb, pixels: pixels)
         }
-        guard finished != 0 else { throw failure(image, path) }
-        return Raster(width: width, height: height, layout: layout, pixels: pixels)
     }
 
     /// Decodes a PNG too large to hold whole, reading it row by row and averaging each
     /// `factor` x `factor` block into one pixel as the rows go by: the full image never exists
     /// in memory, only one band of sums.
     static func decode(_ bytes: [UInt8], path: String, reducedBy factor: Int) throws -> Raster {
-        var reader = gloss_png_rows()
-        defer { gloss_png_rows_end(&reader) }
-        func failure() -> ImagingError {
-            let message = withUnsafeBytes(of: reader.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return ImagingError(path: path, reason: .corrupt("libpng: \(message)"))
-        }
-        return try bytes.withUnsafeBufferPointer { data in
-            reader.data = data.baseAddress
-            reader.size = data.count
-            var width: UInt32 = 0, height: UInt32 = 0, channels: Int32 = 0
-            guard gloss_png_rows_begin(&reader, &width, &height, &channels) != 0, channels == 1 || channels == 3 else {
-                throw failure()
-            }
-            let w = Int(width), h = Int(height), c = Int(channels)
+        try withRows(of: bytes, path: path, whole: false) { reader, w, h, c in
             let outWidth = (w + factor - 1) / factor, outHeight = (h + factor - 1) / factor
             var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * c)
             var row = [UInt8](repeating: 0, count: w * c)
             var sums = [UInt32](repeating: 0, count: outWidth * c)
             for y in 0..<h {
-                guard gloss_png_rows_next(&reader, &row) != 0 else { throw failure() }
+                guard gloss_png_rows_next(&reader, &row) != 0 else { return nil }
                 for x in 0..<w {
                     for channel in 0..<c { sums[(x / factor) * c + channel] += UInt32(row[x * c + channel]) }
                 }
@@ -65,11 +48,27 @@ enum PNGDecoder {
         }
     }
 
-    private static func failure(_ image: png_image, _ path: String) -> ImagingError {
-        let message = withUnsafeBytes(of: image.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    /// Opens a libpng reader over `bytes` and hands it to `body` with the size and channels of
+    /// its rows; `body` returns nil when a libpng call failed, and libpng's reason is thrown.
+    private static func withRows(
+        of bytes: [UInt8], path: String, whole: Bool,
+        _ body: (inout gloss_png_rows, _ width: Int, _ height: Int, _ channels: Int) -> Raster?
+    ) throws -> Raster {
+        var reader = gloss_png_rows()
+        defer { gloss_png_rows_end(&reader) }
+        let raster = bytes.withUnsafeBufferPointer { data -> Raster? in
+            reader.data = data.baseAddress
+            reader.size = data.count
+            var width: UInt32 = 0, height: UInt32 = 0, channels: Int32 = 0
+            guard gloss_png_rows_begin(&reader, whole ? 1 : 0, &width, &height, &channels) != 0,
+                  channels == 1 || channels == 3 else { return nil }
+            return body(&reader, Int(width), Int(height), Int(channels))
         }
-        return ImagingError(path: path, reason: .corrupt("libpng: \(message)"))
+        guard let raster else {
+            let message = withUnsafeBytes(of: reader.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw ImagingError(path: path, reason: .corrupt("libpng: \(message.isEmpty ? "unsupported pixel layout" : message)"))
+        }
+        return raster
     }
 
     /// Pixels per inch from the `pHYs` chunk, when it states metres as its unit.
