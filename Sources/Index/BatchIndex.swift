@@ -1,6 +1,10 @@
 import Foundation
 import GlossReports
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A finished page as the index keeps it: the report, and what ties it to its input and files.
 public struct IndexedPage: Sendable {
     /// The page's identifier, the stem of its output files (`pages/<name>.json`).
@@ -52,15 +56,24 @@ public final class BatchIndex {
     let database: Database
 
     /// Opens the index of the batch in `folder`, creating it (and bringing an older one up to
-    /// date) when `create` is true; otherwise the index must already exist.
+    /// date) when `create` is true; otherwise the index must already exist. An index on media
+    /// that cannot be written (a read-only copy of an archive) is opened for reading only.
     public init(folder: String, create: Bool) throws {
         let path = folder + "/" + Self.fileName
         if !create && !FileManager.default.fileExists(atPath: path) {
             throw IndexError(path: path, operation: "open", message: "no index here (was the batch run with this Gloss?)",
                              code: 0)
         }
-        database = try Database(path: path, create: create)
-        try Schema.migrate(database)
+        if !create && access(folder, W_OK) != 0 && errno == EROFS {
+            database = try Database(path: path, access: .readOnlyMedia)
+            guard try database.userVersion == Schema.migrations.count else {
+                throw IndexError(path: path, operation: "open",
+                                 message: "written by another version of Gloss, and read-only here", code: 0)
+            }
+        } else {
+            database = try Database(path: path, access: create ? .create : .readWrite)
+            try Schema.migrate(database)
+        }
     }
 
     public var path: String { database.path }

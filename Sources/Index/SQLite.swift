@@ -1,4 +1,9 @@
 import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What went wrong with a batch's index: which database, doing what, and SQLite's own words.
 public struct IndexError: Error, Sendable, CustomStringConvertible {
@@ -20,13 +25,26 @@ final class Database {
     let path: String
     private let handle: OpaquePointer
 
-    /// Opens (creating it if `create`) the database at `path`, in WAL mode so readers never
-    /// block the one writer, with foreign keys enforced.
-    init(path: String, create: Bool) throws {
+    /// How a database is opened.
+    enum Access {
+        case create, readWrite
+        /// A finished database on media that cannot be written (an archive's read-only copy):
+        /// opened immutable, since WAL mode would need to write its shared-memory file.
+        case readOnlyMedia
+    }
+
+    /// Opens the database at `path`, writable ones in WAL mode so readers never block the one
+    /// writer, with foreign keys enforced.
+    init(path: String, access: Access) throws {
         self.path = path
         var connection: OpaquePointer?
-        let flags = (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let flags: Int32 = switch access {
+        case .create: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: SQLITE_OPEN_READWRITE
+        case .readOnlyMedia: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+        }
+        let name = access == .readOnlyMedia ? Self.immutableURI(path) : path
+        let code = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(connection)
@@ -36,8 +54,20 @@ final class Database {
         sqlite3_extended_result_codes(handle, 1)
         // A reader waits for a writer's checkpoint rather than failing at once.
         sqlite3_busy_timeout(handle, 5_000)
+        guard access != .readOnlyMedia else { return }
         try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
                     operation: "open")
+    }
+
+    /// `file:` URI of `path` with `immutable=1`, its reserved characters percent-encoded.
+    private static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let encoded = absolute.utf8.map { byte -> String in
+            let plain = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || "/-._~".utf8.contains(byte)
+            return plain ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        }.joined()
+        return "file:" + encoded + "?immutable=1"
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -148,6 +178,10 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 extension SQLValue {

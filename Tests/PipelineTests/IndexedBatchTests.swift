@@ -147,3 +147,25 @@ struct IndexedBatchTests {
         }
     }
 }
+
+/// A finished batch copied to media that cannot be written, as archives keep them.
+@Suite(.serialized)
+struct ReadOnlyBatchTests {
+    @Test(.enabled(if: FullDiskTests.canMount, "a read-only bind mount needs root"))
+    func aBatchOnReadOnlyMediaCanStillBeSearched() throws {
+        let scratch = try ScratchFolder()
+        let source = scratch.path + "/source", view = scratch.path + "/view"
+        let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), Fixtures.path("text/two-pages.tif"), "-o",
+                                 source + "/out", "--no-faces", "-q"])
+        #expect(run.status == 0, "\(run.standardError)")
+        try FileManager.default.createDirectory(atPath: view, withIntermediateDirectories: true)
+        #expect(try FullDiskTests.command("/bin/mount", ["--bind", source, view]) == 0)
+        defer { _ = try? FullDiskTests.command("/bin/umount", [view]) }
+        #expect(try FullDiskTests.command("/bin/mount", ["-o", "remount,ro,bind", view]) == 0)
+
+        let found = try IndexedBatchTests.search(view + "/out", "staff")
+        #expect(found.status == 0)
+        #expect(found.results.map(\.page) == [2])
+        #expect(found.results.first?.hits?.map(\.text) == ["staff"])
+    }
+}
