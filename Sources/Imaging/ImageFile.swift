@@ -109,8 +109,9 @@ public struct ImageFile: Sendable {
         return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
     }
 
-    /// Decodes page `index` (0-based) and turns it upright. A PNG of more than `wholeLimit`
-    /// pixels is reduced by whole blocks as it is read, so it never exists in memory at full size.
+    /// Decodes page `index` (0-based) and turns it upright. A PNG or JPEG of more than
+    /// `wholeLimit` pixels is reduced as it is read (a PNG by whole blocks, a JPEG by a DCT
+    /// scale), so it never exists in memory at full size.
     public func decodePage(_ index: Int = 0, wholeLimit: Int = ImageFile.wholeDecodeLimit) throws -> DecodedPage {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
@@ -123,6 +124,14 @@ public struct ImageFile: Sendable {
             let raster = try PNGDecoder.decode(bytes, path: path, reducedBy: factor)
             return DecodedPage(raster: raster, size: storedSize, resolution: PNGDecoder.resolution(bytes).map { $0 / factor },
                                orientation: .up)
+        }
+        if format == .jpeg, storedSize.pixelCount > wholeLimit {
+            let raster = try JPEGDecoder.decode(bytes, path: path, wholeLimit: wholeLimit)
+            let orientation = ExifReader.orientation(inJPEG: bytes) ?? .up
+            let scale = Double(raster.width) / Double(storedSize.width)
+            return DecodedPage(raster: raster.oriented(orientation), size: orientation.uprightSize(of: storedSize),
+                               resolution: JPEGDecoder.resolution(bytes).map { Int((Double($0) * scale).rounded()) },
+                               orientation: orientation)
         }
         let (raster, resolution) = try decodePixels(index)
         // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.

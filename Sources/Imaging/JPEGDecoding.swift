@@ -6,12 +6,18 @@ import GlossGeometry
 /// truncated scan is reported, not filled with grey), and progressive files are limited in
 /// their number of scans, so a hostile file cannot spin for minutes.
 enum JPEGDecoder {
-    static func decode(_ bytes: [UInt8], path: String) throws -> Raster {
+    /// The image, or, when it has more than `wholeLimit` pixels, a copy reduced by the largest
+    /// of libjpeg's DCT scales (1/2, 1/4, 1/8...) that brings it under: the reduction happens
+    /// inside the decoder, so the full image never exists in memory.
+    static func decode(_ bytes: [UInt8], path: String, wholeLimit: Int = .max) throws -> Raster {
         let decompressor = try Decompressor(path: path)
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         try decompressor.check(path, bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(decompressor.handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         })
+        if Int(width) * Int(height) > wholeLimit, let scale = reduction(width: Int(width), height: Int(height), limit: wholeLimit) {
+            (width, height) = (Int32(scale.width), Int32(scale.height))
+        }
         let grey = colorspace == Int32(TJCS_GRAY.rawValue)
         let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         let format = grey ? TJPF_GRAY : cmyk ? TJPF_CMYK : TJPF_RGB
@@ -26,6 +32,21 @@ enum JPEGDecoder {
         if grey { return Raster(width: Int(width), height: Int(height), layout: .gray, pixels: pixels) }
         if cmyk { pixels = rgb(fromCMYK: pixels, inverted: hasAdobeMarker(bytes)) }
         return Raster(width: Int(width), height: Int(height), layout: .rgb, pixels: pixels)
+    }
+
+    /// The largest size among TurboJPEG's scaling factors below 1 that fits in `limit` pixels.
+    private static func reduction(width: Int, height: Int, limit: Int) -> PixelSize? {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return nil }
+        var sizes: [PixelSize] = []
+        for index in 0..<Int(count) {
+            let numerator = Int(factors[index].num), denominator = Int(factors[index].denom)
+            guard numerator < denominator else { continue }
+            let scaled = { (side: Int) -> Int in (side * numerator + denominator - 1) / denominator }
+            sizes.append(PixelSize(width: scaled(width), height: scaled(height)))
+        }
+        let fitting = sizes.filter { $0.pixelCount <= limit }
+        return fitting.max { $0.pixelCount < $1.pixelCount } ?? sizes.min { $0.pixelCount < $1.pixelCount }
     }
 
     /// CMYK to RGB by the usual printer's approximation. Files written by Adobe software (an

@@ -131,3 +131,19 @@ struct ReducedDecodingTests {
         #expect(error.description.contains("libpng: read beyond end of data"), "\(error)")
     }
 }
+
+/// A JPEG too large to hold whole is decoded at one of libjpeg's DCT scales.
+struct ReducedJPEGTests {
+    @Test(arguments: ["text/upright.jpg", "text/rotated.jpg", "odd/progressive.jpg", "odd/cmyk.jpg"])
+    func aLargeJPEGIsDecodedAtAReducedScale(fixture: String) throws {
+        let file = try ImageFile(contentsOf: Fixtures.path(fixture))
+        let whole = try file.decodePage()
+        let reduced = try file.decodePage(wholeLimit: whole.raster.size.pixelCount / 3)
+        #expect(reduced.size == whole.size, "reports keep the file's own pixels, upright")
+        #expect(reduced.raster.width == (whole.raster.width + 1) / 2 && reduced.raster.height == (whole.raster.height + 1) / 2,
+                "half scale is the largest under a third of the pixels")
+        let expected = whole.raster.resampled(width: reduced.raster.width, height: reduced.raster.height).grayscale()
+        let difference = zip(reduced.raster.grayscale().pixels, expected.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        #expect(Double(difference) / Double(expected.pixels.count) < 8, "\(fixture): the same picture, smaller")
+    }
+}
