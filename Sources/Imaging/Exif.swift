@@ -17,24 +17,9 @@ public enum ExifReader {
 
     /// The orientation of page `page` of a TIFF structure (a TIFF file, or an Exif block).
     public static func orientation(inTIFF bytes: some RandomAccessCollection<UInt8>, page: Int) -> Orientation? {
-        let tiff = TIFFBytes(Array(bytes))
-        guard let tiff, var directory = tiff.uint32(at: 4).map(Int.init) else { return nil }
-        for _ in 0..<page {
-            guard let count = tiff.uint16(at: directory),
-                  let next = tiff.uint32(at: directory + 2 + 12 * Int(count)), next != 0
-            else { return nil }
-            directory = Int(next)
-        }
-        guard let count = tiff.uint16(at: directory) else { return nil }
-        for entry in 0..<Int(count) {
-            let at = directory + 2 + 12 * entry
-            guard let tag = tiff.uint16(at: at) else { return nil }
-            // Tag 0x0112, type SHORT (3): the value sits in the first two bytes of the field.
-            if tag == 0x0112, tiff.uint16(at: at + 2) == 3, let value = tiff.uint16(at: at + 8) {
-                return Orientation(rawValue: Int(value))
-            }
-        }
-        return nil
+        guard let tiff = TIFFBytes(Array(bytes)), let directory = tiff.directory(page),
+              let value = tiff.value(ofTag: 0x0112, inDirectoryAt: directory) else { return nil }
+        return Orientation(rawValue: value)
     }
 }
 
@@ -62,5 +47,41 @@ struct TIFFBytes {
     func uint32(at offset: Int) -> UInt32? {
         guard let first = uint16(at: offset), let second = uint16(at: offset + 2) else { return nil }
         return littleEndian ? UInt32(first) | UInt32(second) << 16 : UInt32(first) << 16 | UInt32(second)
+    }
+
+    /// The first image directory's offset.
+    var firstDirectory: Int? { uint32(at: 4).map(Int.init) }
+
+    /// The number of entries of the directory at `offset`, and where the link to the next one
+    /// is, when both lie inside the bytes.
+    func entries(ofDirectoryAt offset: Int) -> (count: Int, next: Int)? {
+        guard let count = uint16(at: offset).map(Int.init), let next = uint32(at: offset + 2 + 12 * count) else { return nil }
+        return (count, Int(next))
+    }
+
+    /// The offset of page `page`'s directory, following the "next" links from the first.
+    func directory(_ page: Int) -> Int? {
+        guard page >= 0, var offset = firstDirectory else { return nil }
+        for _ in 0..<page {
+            guard let next = entries(ofDirectoryAt: offset)?.next, next != 0 else { return nil }
+            offset = next
+        }
+        return offset
+    }
+
+    /// The value of a SHORT (3) or LONG (4) tag of the directory at `offset`, stored in the
+    /// entry itself; nil when the tag is absent or of another type.
+    func value(ofTag wanted: UInt16, inDirectoryAt offset: Int) -> Int? {
+        guard let count = uint16(at: offset) else { return nil }
+        for entry in 0..<Int(count) {
+            let at = offset + 2 + 12 * entry
+            guard uint16(at: at) == wanted else { continue }
+            switch uint16(at: at + 2) {
+            case 3: return uint16(at: at + 8).map(Int.init)
+            case 4: return uint32(at: at + 8).map(Int.init)
+            default: return nil
+            }
+        }
+        return nil
     }
 }

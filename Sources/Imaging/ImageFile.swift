@@ -116,35 +116,35 @@ public struct ImageFile: Sendable {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
-        if format == .png, storedSize.pixelCount > wholeLimit {
+        let (raster, resolution) = try decodePixels(index, wholeLimit: wholeLimit)
+        // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
+        let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: bytes) ?? .up : .up
+        let upright = raster.oriented(orientation)
+        // Reports are in the file's own pixels, also when the raster was reduced as it was read
+        // (only single-page formats are; a TIFF page's size is its raster's).
+        let size = format == .tiff ? upright.size : orientation.uprightSize(of: storedSize)
+        return DecodedPage(raster: upright, size: size, resolution: resolution, orientation: orientation)
+    }
+
+    /// The stored pixels and their resolution; a PNG or JPEG above `wholeLimit` pixels comes
+    /// back reduced, with its resolution scaled to match.
+    private func decodePixels(_ index: Int, wholeLimit: Int) throws -> (Raster, resolution: Int?) {
+        let reduce = storedSize.pixelCount > wholeLimit
+        switch format {
+        case .png where reduce:
             var factor = 2
             while ((storedSize.width + factor - 1) / factor) * ((storedSize.height + factor - 1) / factor) > wholeLimit {
                 factor += 1
             }
-            let raster = try PNGDecoder.decode(bytes, path: path, reducedBy: factor)
-            return DecodedPage(raster: raster, size: storedSize, resolution: PNGDecoder.resolution(bytes).map { $0 / factor },
-                               orientation: .up)
-        }
-        if format == .jpeg, storedSize.pixelCount > wholeLimit {
+            return (try PNGDecoder.decode(bytes, path: path, reducedBy: factor), PNGDecoder.resolution(bytes).map { $0 / factor })
+        case .png:
+            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
+        case .jpeg:
             let raster = try JPEGDecoder.decode(bytes, path: path, wholeLimit: wholeLimit)
-            let orientation = ExifReader.orientation(inJPEG: bytes) ?? .up
             let scale = Double(raster.width) / Double(storedSize.width)
-            return DecodedPage(raster: raster.oriented(orientation), size: orientation.uprightSize(of: storedSize),
-                               resolution: JPEGDecoder.resolution(bytes).map { Int((Double($0) * scale).rounded()) },
-                               orientation: orientation)
-        }
-        let (raster, resolution) = try decodePixels(index)
-        // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
-        let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: bytes) ?? .up : .up
-        let upright = raster.oriented(orientation)
-        return DecodedPage(raster: upright, size: upright.size, resolution: resolution, orientation: orientation)
-    }
-
-    private func decodePixels(_ index: Int) throws -> (Raster, resolution: Int?) {
-        switch format {
-        case .png: return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
-        case .jpeg: return (try JPEGDecoder.decode(bytes, path: path), JPEGDecoder.resolution(bytes))
-        default: break
+            return (raster, JPEGDecoder.resolution(bytes).map { Int((Double($0) * scale).rounded()) })
+        default:
+            break
         }
         var problem: String?
         let image: LeptonicaImage?
@@ -158,8 +158,8 @@ public struct ImageFile: Sendable {
             image = LeptonicaImage(bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
         }
         guard let image else {
+            // Leptonica gives no reason of its own: say which decoder found nothing.
             throw ImagingError(path: path, reason: .corrupt("\(format.name): " + (problem ?? "the decoder found no image")))
-            // (Leptonica gives no reason of its own; the formats it decodes here keep theirs.)
         }
         guard let raster = image.raster() else {
             throw ImagingError(path: path, reason: .corrupt("unsupported pixel layout, \(image.depth) bits per pixel"))

@@ -26,21 +26,9 @@ enum TIFFReader {
     /// checks (Leptonica's `freadHeaderTiff` leaks libtiff's handle when a later directory is
     /// damaged), or nil when the directory or the tags are missing.
     static func pageSize(_ bytes: [UInt8], page index: Int) -> PixelSize? {
-        guard index >= 0, let tiff = TIFFBytes(bytes), var directory = tiff.uint32(at: 4).map(Int.init) else { return nil }
-        for _ in 0..<index {
-            guard let count = tiff.uint16(at: directory), let next = tiff.uint32(at: directory + 2 + 12 * Int(count)), next != 0
-            else { return nil }
-            directory = Int(next)
-        }
-        guard let count = tiff.uint16(at: directory) else { return nil }
-        var width: Int?, height: Int?
-        for entry in 0..<Int(count) {
-            let at = directory + 2 + 12 * entry
-            guard let tag = tiff.uint16(at: at), tag == 256 || tag == 257, let type = tiff.uint16(at: at + 2) else { continue }
-            let value = type == 3 ? tiff.uint16(at: at + 8).map(Int.init) : type == 4 ? tiff.uint32(at: at + 8).map(Int.init) : nil
-            if tag == 256 { width = value } else { height = value }
-        }
-        guard let width, let height else { return nil }
+        guard let tiff = TIFFBytes(bytes), let directory = tiff.directory(index),
+              let width = tiff.value(ofTag: 256, inDirectoryAt: directory),
+              let height = tiff.value(ofTag: 257, inDirectoryAt: directory) else { return nil }
         // LONG values can reach 2^32 - 1: clamped, so that width x height cannot overflow.
         return PixelSize(width: min(width, Int(Int32.max)), height: min(height, Int(Int32.max)))
     }
@@ -78,20 +66,20 @@ struct TIFFDirectoryChain {
     var brokenLink = false
 
     init(_ bytes: [UInt8]) {
-        guard let tiff = TIFFBytes(bytes), var next = tiff.uint32(at: 4).map(Int.init) else { return }
+        guard let tiff = TIFFBytes(bytes), var next = tiff.firstDirectory else { return }
         var seen = Set<Int>()
         while next != 0 {
             guard seen.insert(next).inserted, seen.count <= 65_536 else { return }  // a loop: stop
-            guard let count = tiff.uint16(at: next), let link = tiff.uint32(at: next + 2 + 12 * Int(count)) else {
+            guard let directory = tiff.entries(ofDirectoryAt: next) else {
                 brokenLink = true
                 return
             }
             // A directory without a width and a height is no page, and libtiff stops there: so
             // does the count (else thousands of 6-byte empty directories each become a page).
-            let tags = (0..<Int(count)).compactMap { tiff.uint16(at: next + 2 + 12 * $0) }
-            guard tags.contains(256), tags.contains(257) else { return }
+            guard tiff.value(ofTag: 256, inDirectoryAt: next) != nil, tiff.value(ofTag: 257, inDirectoryAt: next) != nil
+            else { return }
             complete += 1
-            next = Int(link)
+            next = directory.next
         }
     }
 }

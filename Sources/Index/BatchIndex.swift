@@ -148,8 +148,7 @@ public final class BatchIndex {
             """, operation: operation)
             .run([.text(report.source), SQLValue(page.position), SQLValue(page.inputHash), SQLValue(page.settingsHash)])
         let text = IndexedText(report.words)
-        let meanConfidence = report.words.isEmpty
-            ? nil : (report.words.map(\.confidence).reduce(0, +) / Double(report.words.count) * 10).rounded() / 10
+        let meanConfidence = report.meanConfidence.map { ($0 * 10).rounded() / 10 }
         try database.prepare("""
             INSERT INTO pages(name, input_id, page_index, width, height, status, error, mean_confidence, timings,
                               outputs, title)

@@ -59,13 +59,15 @@ extension BatchIndex {
             SELECT snippet(page_text, 0, char(2), char(3), '…', 16), highlight(page_text, 0, char(2), char(3))
             FROM page_text WHERE page_text MATCH ?1 AND rowid = ?2
             """, operation: "search")
+        let words = try database.prepare(
+            "SELECT text, start, x, y, width, height FROM words WHERE page_id = ? ORDER BY position", operation: "search")
         return try ranked.map { page in
             var result = page.result
             try marking.bind([.text(query), SQLValue(page.id)])
             if try marking.step() {
                 result.snippet = marking.text(0).replacingOccurrences(of: hitStart, with: "[")
                     .replacingOccurrences(of: hitEnd, with: "]")
-                result.hits = try hits(onPage: page.id, highlighted: marking.text(1), start: hitStart, end: hitEnd)
+                result.hits = try hits(onPage: page.id, words: words, highlighted: marking.text(1), start: hitStart, end: hitEnd)
             }
             return result
         }
@@ -73,7 +75,9 @@ extension BatchIndex {
 
     /// The words under the marked ranges of `highlighted` (the page's indexed text with each
     /// matched token between `start` and `end`).
-    private func hits(onPage page: Int, highlighted: String, start: String, end: String) throws -> [SearchResult.Hit] {
+    private func hits(
+        onPage page: Int, words: Statement, highlighted: String, start: String, end: String
+    ) throws -> [SearchResult.Hit] {
         var ranges: [Range<Int>] = []
         var offset = 0, opened: Int?
         for scalar in highlighted.unicodeScalars {
@@ -82,8 +86,6 @@ extension BatchIndex {
             offset += 1
         }
         guard !ranges.isEmpty else { return [] }
-        let words = try database.prepare(
-            "SELECT text, start, x, y, width, height FROM words WHERE page_id = ? ORDER BY position", operation: "search")
         try words.bind([SQLValue(page)])
         var hits: [SearchResult.Hit] = []
         while try words.step() {

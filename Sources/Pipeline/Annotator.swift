@@ -60,9 +60,7 @@ public struct Annotator: Sendable {
         // A file keeps its place in the whole collection, so shards merge back into one order.
         let collection = InputCollector.inputs(from: inputs)
         let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
-        let files = positions.map { collection[$0].path }
-        let unreadableNames = Dictionary(collection.compactMap { input in input.problem.map { (input.path, $0) } },
-                                         uniquingKeysWith: { first, _ in first })
+        let files = positions.map { collection[$0] }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
         let earlier = force ? nil : EarlierRun(layout: layout)
         let recorder = try BatchRecorder(layout: layout, settings: settings, fileCount: files.count, events: events)
@@ -76,8 +74,7 @@ public struct Annotator: Sendable {
             for worker in workers {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
-                        let entries = await annotate(files[index], position: positions[index],
-                                                     unreadable: unreadableNames[files[index]], with: worker,
+                        let entries = await annotate(files[index], position: positions[index], with: worker,
                                                      into: layout, earlier: earlier,
                                                      settingsHash: settingsHash, recorder: recorder, budget: budget)
                         await recorder.finish(file: index, entries: entries)
@@ -120,12 +117,13 @@ public struct Annotator: Sendable {
 
     /// Every page of one file: skipped when an earlier run finished it, else run through the graph.
     private func annotate(
-        _ path: String, position: Int, unreadable: String?, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
+        _ input: InputCollector.Input, position: Int, with worker: Worker, into layout: OutputLayout, earlier: EarlierRun?, settingsHash: String,
         recorder: BatchRecorder, budget: PixelBudget
     ) async -> [ManifestEntry] {
         let graph = PageGraph(worker: worker, settings: settings, layout: layout)
         let file: ImageFile
-        switch await open(path, unreadable: unreadable, on: worker) {
+        let path = input.path
+        switch await open(path, unreadable: input.problem, on: worker) {
         case .failure(let failure):
             let report = PageReport(source: path, pageIndex: 0, status: .failed, error: failure.description)
             let entry = graph.finish(report, id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)).entry!

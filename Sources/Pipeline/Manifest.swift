@@ -38,8 +38,7 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         status = report.status
         error = report.error
         words = report.words.count
-        meanConfidence = report.words.isEmpty
-            ? nil : (report.words.map(\.confidence).reduce(0, +) / Double(report.words.count) * 10).rounded() / 10
+        meanConfidence = report.meanConfidence.map { ($0 * 10).rounded() / 10 }
         faces = report.faces.count
         outputs = [:]
     }
