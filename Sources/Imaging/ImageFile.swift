@@ -56,6 +56,8 @@ public struct ImageFile: Sendable {
     public let bytes: [UInt8]
     /// The most pixels a page may claim; checked for every page, before its pixels are decoded.
     let pixelLimit: Int
+    /// A TIFF's pages are read from one temporary copy, made when the file is opened.
+    private let tiff: TIFFFile?
 
     /// The default pixel limit: 150 megapixels, an A3 page at 1200 ppi.
     public static let defaultPixelLimit = 150_000_000
@@ -81,9 +83,17 @@ public struct ImageFile: Sendable {
         guard findFileFormatBuffer(signature, &code) == 0, let known = ImageFormat(leptonica: code) else {
             throw ImagingError(path: path, reason: .unsupportedFormat)
         }
+        if known == .tiff {
+            guard let tiff = TIFFFile(bytes) else {
+                throw ImagingError(path: path, reason: .unreadable("no room for the temporary copy a TIFF is read from"))
+            }
+            self.tiff = tiff
+        } else {
+            tiff = nil
+        }
         let size = switch known {
         case .jpeg: JPEGDecoder.size(bytes)
-        case .tiff: TIFFReader.size(bytes)
+        case .tiff: tiff?.size
         default: Self.headerSize(bytes)
         }
         guard let size, size.width > 0, size.height > 0 else {
@@ -97,7 +107,7 @@ public struct ImageFile: Sendable {
         self.storedSize = size
         self.bytes = bytes
         self.pixelLimit = pixelLimit
-        self.pageCount = known == .tiff ? TIFFReader.pageCount(bytes) : 1
+        self.pageCount = tiff?.pageCount ?? 1
     }
 
     private static func headerSize(_ bytes: [UInt8]) -> PixelSize? {
@@ -150,10 +160,10 @@ public struct ImageFile: Sendable {
         let image: LeptonicaImage?
         if format == .tiff {
             // Only the first page's header was checked on opening: a later page may claim more.
-            if index > 0, let size = TIFFReader.pageSize(bytes, page: index), size.pixelCount > pixelLimit {
+            if index > 0, let size = tiff?.size(ofPage: index), size.pixelCount > pixelLimit {
                 throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
             }
-            (image, problem) = TIFFReader.decode(bytes, page: index)
+            (image, problem) = tiff?.decode(page: index) ?? (nil, nil)
         } else {
             image = LeptonicaImage(bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
         }

@@ -5,27 +5,61 @@ import GlossGeometry
 import Glibc
 #endif
 
-/// TIFF pages through Leptonica, read from a file descriptor.
+/// A TIFF's pages through Leptonica, read from a file descriptor.
 ///
 /// Leptonica's in-memory TIFF reader prints some of its complaints straight to stderr ("Bad
 /// file: amount too big"), and it already silences libtiff's own. Given a real file (an
-/// anonymous temporary one), only libtiff reads it, and nothing is printed. The directory chain
-/// is also walked by Gloss itself, bounds-checked, so that a page whose directory is cut off is
-/// reported as a failed page rather than silently dropped from the count.
-enum TIFFReader {
-    static func size(_ bytes: [UInt8]) -> PixelSize? {
-        guard let file = TemporaryFile(bytes) else { return nil }
+/// anonymous temporary one), only libtiff reads it, and nothing is printed. The copy is made
+/// once per file and every page is read from it (a FILE has one position, so reads take turns).
+/// The directory chain is also walked by Gloss itself, once, bounds-checked, so that a page
+/// whose directory is cut off is reported as a failed page rather than silently dropped.
+final class TIFFFile: @unchecked Sendable {
+    // @unchecked: the stream is only used under `lock`; everything else is immutable.
+    private let bytes: [UInt8]
+    private let file: TemporaryFile
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let chain: TIFFDirectoryChain
+
+    /// More pages than any bound volume: past this, a file is taken to be hostile (libtiff
+    /// finds each page's directory by walking the chain, so the cost grows with the square).
+    static let maximumPages = 10_000
+
+    /// Nil when no temporary copy can be made.
+    init?(_ bytes: [UInt8]) {
+        guard let file = TemporaryFile(bytes) else {
+            lock.deallocate()
+            return nil
+        }
+        self.bytes = bytes
+        self.file = file
+        chain = TIFFDirectoryChain(bytes)
+        pthread_mutex_init(lock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    private func withStream<T>(_ body: (UnsafeMutablePointer<FILE>) -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        rewind(file.stream)
+        return body(file.stream)
+    }
+
+    /// The first page's size, from its header.
+    var size: PixelSize? {
         var width: Int32 = 0, height: Int32 = 0, bits: Int32 = 0, samples: Int32 = 0
         var resolution: Int32 = 0, colormapped: Int32 = 0, format: Int32 = 0
-        guard freadHeaderTiff(file.stream, 0, &width, &height, &bits, &samples, &resolution, &colormapped, &format) == 0
-        else { return nil }
-        return PixelSize(width: Int(width), height: Int(height))
+        let status = withStream { freadHeaderTiff($0, 0, &width, &height, &bits, &samples, &resolution, &colormapped, &format) }
+        return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
     }
 
     /// Width and height as page `index`'s directory states them, read by Gloss with bounds
     /// checks (Leptonica's `freadHeaderTiff` leaks libtiff's handle when a later directory is
     /// damaged), or nil when the directory or the tags are missing.
-    static func pageSize(_ bytes: [UInt8], page index: Int) -> PixelSize? {
+    func size(ofPage index: Int) -> PixelSize? {
         guard let tiff = TIFFBytes(bytes), let directory = tiff.directory(index),
               let width = tiff.value(ofTag: 256, inDirectoryAt: directory),
               let height = tiff.value(ofTag: 257, inDirectoryAt: directory) else { return nil }
@@ -33,27 +67,20 @@ enum TIFFReader {
         return PixelSize(width: min(width, Int(Int32.max)), height: min(height, Int(Int32.max)))
     }
 
-    /// More pages than any bound volume: past this, a file is taken to be hostile (each page's
-    /// directory is found by walking the chain, so the cost grows with the square of the count).
-    static let maximumPages = 10_000
-
     /// Pages that can be read, plus one for a directory the chain points to but the file cuts
     /// off (decoding that page then fails with the reason).
-    static func pageCount(_ bytes: [UInt8]) -> Int {
+    var pageCount: Int {
         var count: Int32 = 0
-        let readable = TemporaryFile(bytes).map { tiffGetCount($0.stream, &count) == 0 ? Int(count) : 0 } ?? 0
-        let chain = TIFFDirectoryChain(bytes)
-        return min(maximumPages, max(1, readable, chain.complete + (chain.brokenLink ? 1 : 0)))
+        let readable = withStream { tiffGetCount($0, &count) } == 0 ? Int(count) : 0
+        return min(Self.maximumPages, max(1, readable, chain.complete + (chain.brokenLink ? 1 : 0)))
     }
 
     /// Page `index` as Leptonica decodes it, or why not.
-    static func decode(_ bytes: [UInt8], page index: Int) -> (LeptonicaImage?, problem: String?) {
-        let chain = TIFFDirectoryChain(bytes)
+    func decode(page index: Int) -> (LeptonicaImage?, problem: String?) {
         if chain.brokenLink, index == chain.complete {
             return (nil, "page \(index + 1)'s directory lies beyond the end of the file (truncated?)")
         }
-        guard let file = TemporaryFile(bytes) else { return (nil, "cannot make a temporary copy to decode") }
-        let image = LeptonicaImage(pixReadStreamTiff(file.stream, Int32(index)))
+        let image = withStream { LeptonicaImage(pixReadStreamTiff($0, Int32(index))) }
         return (image, image == nil ? "page \(index + 1)'s pixels cannot be read (truncated or damaged)" : nil)
     }
 }

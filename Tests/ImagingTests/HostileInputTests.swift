@@ -85,7 +85,7 @@ struct HostileInputTests {
 
     @Test func aTIFFPageCountIsBounded() throws {
         let file = try ImageFile(contentsOf: Self.found("image-3"))
-        #expect(file.pageCount > 1 && file.pageCount <= TIFFReader.maximumPages)
+        #expect(file.pageCount > 1 && file.pageCount <= TIFFFile.maximumPages)
         _ = try file.decodePage(0)
     }
 
