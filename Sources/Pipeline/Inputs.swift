@@ -16,10 +16,6 @@ public enum InputCollector {
         "png", "jpg", "jpeg", "tif", "tiff", "pnm", "pbm", "pgm", "ppm", "webp", "gif", "bmp", "jp2",
     ]
 
-    public static func files(from paths: [String]) -> [String] {
-        inputs(from: paths).map(\.path)
-    }
-
     /// The files, each with its path relative to the root it was found under: a folder named
     /// by the user, the folder of a file named directly, or the URL itself. That relative path
     /// is what decides a file's shard, so every machine agrees wherever the collection is mounted.

@@ -38,7 +38,7 @@ let vocabulary = (0..<20_000).map { rank -> String in
     return String((0..<length).map { _ in letters[random.next(letters.count)] })
 }
 @MainActor func word() -> String {
-    // Squaring a uniform draw favours low ranks: a few words are everywhere, most are rare.
+    // Cubing a uniform draw favours low ranks: a few words are everywhere, most are rare.
     let u = Double(random.next(1_000_000)) / 1_000_000
     return vocabulary[Int(u * u * u * Double(vocabulary.count - 1))]
 }
