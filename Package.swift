@@ -11,7 +11,7 @@ let package = Package(
         .library(
             name: "Gloss",
             targets: [
-                "GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection",
+                "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection",
                 "GlossPipeline", "GlossReports", "GlossIndex",
             ]
         ),
@@ -41,18 +41,22 @@ let package = Package(
         ),
 
         // The library, one module per responsibility.
-        .target(name: "GlossGeometry", path: "Sources/Geometry", swiftSettings: swiftSettings),
+        .target(name: "GlossGeometry", path: "Sources/Geometry", exclude: ["README.md"], swiftSettings: swiftSettings),
+        .target(
+            name: "GlossContract", dependencies: ["GlossGeometry"],
+            path: "Sources/Contract", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
         .target(
             name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG"],
-            path: "Sources/Imaging", swiftSettings: swiftSettings
+            path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossImaging", "CTesseract"],
-            path: "Sources/TextRecognition", swiftSettings: swiftSettings
+            name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "CTesseract"],
+            path: "Sources/TextRecognition", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossFaceDetection", dependencies: ["GlossGeometry", "GlossImaging"],
-            path: "Sources/FaceDetection", swiftSettings: swiftSettings
+            name: "GlossFaceDetection", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging"],
+            path: "Sources/FaceDetection", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossTemplates", path: "templates",
@@ -62,41 +66,45 @@ let package = Package(
         ),
         .target(
             name: "GlossReports",
-            dependencies: ["GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossTemplates"],
-            path: "Sources/Reports", swiftSettings: swiftSettings
+            dependencies: ["GlossGeometry", "GlossContract", "GlossTemplates"],
+            path: "Sources/Reports", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossIndex", dependencies: ["GlossGeometry", "GlossReports", "CSQLite"],
-            path: "Sources/Index", swiftSettings: swiftSettings
+            name: "GlossIndex", dependencies: ["GlossGeometry", "GlossContract", "CSQLite"],
+            path: "Sources/Index", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossPipeline",
             dependencies: [
-                "GlossGeometry", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossReports", "GlossIndex",
+                "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossReports",
+                "GlossIndex",
             ],
-            path: "Sources/Pipeline", swiftSettings: swiftSettings
+            path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossReports", "GlossIndex"],
-            path: "Sources/CommandLine", swiftSettings: swiftSettings
+            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex"],
+            path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
 
         // Benchmark drivers (`make bench-faces`): not part of the products.
         .executableTarget(
-            name: "FaceBench", dependencies: ["GlossFaceDetection", "GlossImaging", "GlossGeometry"],
+            name: "FaceBench", dependencies: ["GlossFaceDetection", "GlossContract", "GlossImaging", "GlossGeometry"],
             path: "bench/faces/FaceBench", swiftSettings: swiftSettings
         ),
 
         .executableTarget(
-            name: "IndexBench", dependencies: ["GlossIndex", "GlossReports", "GlossGeometry"],
+            name: "IndexBench", dependencies: ["GlossIndex", "GlossContract", "GlossGeometry"],
             path: "bench/index/IndexBench", swiftSettings: swiftSettings
         ),
 
         // Leak check of Gloss's C ownership under the address sanitizer (`make test-sanitize`).
         .executableTarget(
             name: "LeakCheck",
-            dependencies: ["GlossPipeline", "GlossIndex", "GlossReports", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection"],
+            dependencies: [
+                "GlossPipeline", "GlossContract", "GlossIndex", "GlossReports", "GlossImaging", "GlossTextRecognition",
+                "GlossFaceDetection",
+            ],
             path: "sanitize/LeakCheck", swiftSettings: swiftSettings
         ),
 
@@ -107,24 +115,24 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
         .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "TextRecognitionTests", dependencies: ["GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
+            name: "TextRecognitionTests", dependencies: ["GlossContract", "GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "FaceDetectionTests", dependencies: ["GlossFaceDetection", "GlossImaging"],
+            name: "FaceDetectionTests", dependencies: ["GlossContract", "GlossFaceDetection", "GlossImaging"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReportsTests",
-            dependencies: ["GlossReports", "GlossTextRecognition", "GlossImaging", "GlossGeometry", "GlossTestSupport"],
+            dependencies: ["GlossContract", "GlossReports", "GlossTextRecognition", "GlossImaging", "GlossGeometry", "GlossTestSupport"],
             exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "IndexTests", dependencies: ["GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: swiftSettings
+            name: "IndexTests", dependencies: ["GlossContract", "GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["GlossPipeline", "GlossCommandLine", "GlossImaging", "GlossReports", "GlossIndex", "GlossTestSupport"],
+            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 import GlossIndex
 import GlossPipeline
 import GlossReports

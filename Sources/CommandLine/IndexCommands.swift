@@ -1,5 +1,6 @@
 import Foundation
 import GlossGeometry
+import GlossContract
 import GlossIndex
 import GlossPipeline
 import GlossReports

@@ -55,7 +55,7 @@ final class ProgressDisplay {
 
     private func redraw() {
         let elapsed = ContinuousClock.now - started
-        let minutes = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / 60
+        let minutes = elapsed.secondsValue / 60
         var parts = ["\(filesDone.count)/\(files) files", "\(pages) pages", "\(failed) failed"]
         if skipped > 0 { parts.append("\(skipped) already done") }
         let worked = pages - skipped

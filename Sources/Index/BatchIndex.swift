@@ -1,5 +1,6 @@
 import Foundation
-import GlossReports
+import GlossContract
+import GlossGeometry
 
 #if canImport(Glibc)
 import Glibc
@@ -157,7 +158,7 @@ public final class BatchIndex {
             .run([.text(page.name), .text(report.source), SQLValue(report.pageIndex), SQLValue(report.width),
                   SQLValue(report.height), .text(report.status.rawValue), SQLValue(report.error), SQLValue(meanConfidence),
                   .text(try Self.json(report.timings)), .text(try Self.json(page.outputs)),
-                  .text(PageView.title(of: report))])
+                  .text(report.title)])
         let pageID = database.lastInsertedRow
 
         let word = try database.prepare("""
@@ -178,6 +179,15 @@ public final class BatchIndex {
             try face.run([.integer(pageID), SQLValue(position), SQLValue(item.box.x), SQLValue(item.box.y),
                           SQLValue(item.box.width), SQLValue(item.box.height), .real(item.confidence),
                           SQLValue(item.neighbors), .text(try Self.json(landmarks)), SQLValue(item.hasSmile ? 1 : 0)])
+        }
+        let region = try database.prepare("""
+            INSERT INTO regions(page_id, position, kind, label, x, y, width, height, confidence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, operation: operation)
+        for (position, item) in report.regions.enumerated() {
+            try region.run([.integer(pageID), SQLValue(position), .text(item.kind), SQLValue(item.label),
+                            SQLValue(item.box.x), SQLValue(item.box.y), SQLValue(item.box.width), SQLValue(item.box.height),
+                            SQLValue(item.confidence)])
         }
         if report.status == .ok {
             try database.prepare("INSERT INTO page_texts(page_id, text) VALUES (?, ?)", operation: operation)
@@ -229,6 +239,22 @@ public final class BatchIndex {
                 outputs: (try? JSONDecoder().decode([String: String].self, from: Data(statement.text(9).utf8))) ?? [:]))
         }
         return found
+    }
+
+    /// The regions of the page named `name`, in the order its analyzers found them.
+    public func regions(onPage name: String) throws -> [RegionReport] {
+        let statement = try database.prepare("""
+            SELECT r.kind, r.label, r.x, r.y, r.width, r.height, r.confidence
+            FROM regions r JOIN pages p ON p.id = r.page_id WHERE p.name = ? ORDER BY r.position
+            """, operation: "read the regions of \(name)")
+        try statement.bind([.text(name)])
+        var regions: [RegionReport] = []
+        while try statement.step() {
+            regions.append(RegionReport(kind: statement.text(0), box: PixelRect(x: statement.int(2), y: statement.int(3),
+                                                                              width: statement.int(4), height: statement.int(5)),
+                                        label: statement.optionalText(1), confidence: statement.optionalDouble(6)))
+        }
+        return regions
     }
 
     /// The pages that were read, with their indexed text and FTS5's own tokens of it, in input
@@ -305,6 +331,8 @@ extension BatchIndex {
                      columns: "p.name, w.position, w.line, w.text, w.start, w.x, w.y, w.width, w.height, w.confidence"),
             try rows(of: "faces f JOIN pages p ON p.id = f.page_id",
                      columns: "p.name, f.position, f.x, f.y, f.width, f.height, f.confidence, f.neighbors, f.landmarks, f.has_smile"),
+            try rows(of: "regions r JOIN pages p ON p.id = r.page_id",
+                     columns: "p.name, r.position, r.kind, r.label, r.x, r.y, r.width, r.height, r.confidence"),
             try rows(of: "batch", columns: "key, value"),
         ]
     }

@@ -38,6 +38,9 @@ extension BatchIndex {
                 INSERT INTO faces(page_id, position, x, y, width, height, confidence, neighbors, landmarks, has_smile)
                     SELECT mp.id, f.position, f.x, f.y, f.width, f.height, f.confidence, f.neighbors, f.landmarks, f.has_smile
                     FROM shard.faces f JOIN shard.pages sp ON sp.id = f.page_id JOIN main.pages mp ON mp.name = sp.name;
+                INSERT INTO regions(page_id, position, kind, label, x, y, width, height, confidence)
+                    SELECT mp.id, r.position, r.kind, r.label, r.x, r.y, r.width, r.height, r.confidence
+                    FROM shard.regions r JOIN shard.pages sp ON sp.id = r.page_id JOIN main.pages mp ON mp.name = sp.name;
                 INSERT INTO page_texts(page_id, text)
                     SELECT mp.id, t.text FROM shard.page_texts t JOIN shard.pages sp ON sp.id = t.page_id
                     JOIN main.pages mp ON mp.name = sp.name;

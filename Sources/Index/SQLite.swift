@@ -15,6 +15,10 @@ public struct IndexError: Error, Sendable, CustomStringConvertible {
     public var code: Int32
 
     public var description: String { "\(path): index: cannot \(operation): \(message)" }
+
+    /// SQLite's plain `SQLITE_ERROR`: an SQL statement that is wrong in itself (for a search,
+    /// the query), not I/O, corruption or a busy database, which have codes of their own.
+    public var isStatementError: Bool { code & 0xFF == SQLITE_ERROR }
 }
 
 /// One SQLite connection, owned here and closed when the owner goes away.

@@ -10,6 +10,8 @@
 ///   the text the full-text table indexes.
 /// - `words`, `faces`: boxes in page pixels, top-left origin, as in the page JSON. `words.start`
 ///   is where the word begins in the page's text, in Unicode scalars, to map hits to boxes.
+/// - `regions` (schema 2): what analyzers other than text and faces marked, by kind, with
+///   an optional label and confidence.
 /// - `page_text`: FTS5 over `page_texts` (external content: the text is stored once), and
 ///   `page_terms`, its tokens in order, which the report's search reads.
 enum Schema {
@@ -69,6 +71,18 @@ enum Schema {
             text, content='page_texts', content_rowid='page_id', tokenize='unicode61 remove_diacritics 2'
         );
         CREATE VIRTUAL TABLE page_terms USING fts5vocab(page_text, 'instance');
+        """,
+        """
+        CREATE TABLE regions(
+            page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            label TEXT,
+            x INTEGER NOT NULL, y INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
+            confidence REAL,
+            PRIMARY KEY(page_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX regions_by_kind ON regions(kind);
         """,
     ]
 

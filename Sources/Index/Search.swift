@@ -1,6 +1,6 @@
 import Foundation
 import GlossGeometry
-import GlossReports
+import GlossContract
 
 /// A page that matches a query, best first.
 public struct SearchResult: Sendable, Equatable {
@@ -51,7 +51,10 @@ extension BatchIndex {
                                SearchResult(source: ranking.text(1), pageIndex: ranking.int(2), name: ranking.text(3),
                                             htmlPath: outputs["html"], score: ranking.double(5), snippet: "", hits: [])))
             }
-        } catch let error as IndexError where Self.isQueryError(error) {
+        } catch let error as IndexError where error.isStatementError {
+            // FTS5 reports a bad query as a plain SQL error when the statement runs (it was
+            // prepared, so it is the query): a syntax error, an unterminated string, an unknown
+            // column when a word is followed by a colon.
             throw QueryError(query: query, reason: Self.reason(error.message))
         }
         let hitStart = "\u{2}", hitEnd = "\u{3}"
@@ -97,13 +100,6 @@ extension BatchIndex {
             }
         }
         return hits
-    }
-
-    /// FTS5 reports a bad query as a plain SQL error when the statement runs (the statement
-    /// itself was prepared, so it is the query): a syntax error, an unterminated string, an
-    /// unknown column when a word is followed by a colon. I/O or corruption have codes of their own.
-    private static func isQueryError(_ error: IndexError) -> Bool {
-        error.code & 0xFF == 1
     }
 
     private static func reason(_ message: String) -> String {

@@ -1,3 +1,4 @@
+import GlossContract
 import GlossGeometry
 
 /// ALTO 4 XML, the layout format of library digitisation: pixels as the unit, one `TextBlock`

@@ -1,3 +1,4 @@
+import GlossContract
 import GlossGeometry
 
 /// hOCR 1.2: XHTML whose `title` attributes carry boxes and confidences, as Tesseract writes it.

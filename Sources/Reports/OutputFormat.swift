@@ -1,3 +1,4 @@
+import GlossContract
 import Foundation
 
 /// The files Gloss can write for a page, chosen with `--format`.

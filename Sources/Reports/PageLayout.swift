@@ -1,3 +1,4 @@
+import GlossContract
 import GlossGeometry
 
 /// A page's words nested in lines, paragraphs and blocks, as hOCR, ALTO and TSV write them.

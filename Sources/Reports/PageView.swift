@@ -1,3 +1,4 @@
+import GlossContract
 import GlossGeometry
 import GlossTemplates
 
@@ -22,13 +23,8 @@ public struct PageView {
         self.init(report: report, links: PageLinks(imagePath: imagePath, indexPath: indexPath))
     }
 
-    /// How pages are named in titles, the index and search results.
-    public static func title(of report: PageReport) -> String { title(source: report.source, pageIndex: report.pageIndex) }
-
-    public static func title(source: String, pageIndex: Int) -> String { "\(source) · page \(pageIndex + 1)" }
-
     public func render() -> String {
-        let title = Self.title(of: report)
+        let title = report.title
         return Template(source: Templates.page).render([
             "csp": HTML(escaping: ContentPolicy.meta),
             "title": HTML(escaping: title),
@@ -90,6 +86,12 @@ public struct PageView {
         }
         parts.append(HTML(trusted: "</g><g class=\"layer faces\">"))
         for face in report.faces { parts.append(faceShape(face)) }
+        // Regions from other analyzers share one layer, written only when there are any, so a
+        // page of text and faces alone is unchanged.
+        if !report.regions.isEmpty {
+            parts.append(HTML(trusted: "</g><g class=\"layer regions\">"))
+            for region in report.regions { parts.append(regionShape(region)) }
+        }
         parts.append(HTML(trusted: "</g></svg>"))
         return HTML.joined(parts)
     }
@@ -104,6 +106,14 @@ public struct PageView {
             shape += "<circle class=\"landmark \(name) \(source)\" cx=\"\(number(landmark.x))\" cy=\"\(number(landmark.y))\" r=\"\(radius)\"/>"
         }
         return HTML(trusted: shape + "</g>")
+    }
+
+    private func regionShape(_ region: RegionReport) -> HTML {
+        var label = region.label.map { region.kind + ": " + $0 } ?? region.kind
+        if let confidence = region.confidence { label += ", confidence " + DecimalText.format(confidence) }
+        return HTML(trusted: "<rect class=\"region\" data-kind=\"") + HTML(escaping: region.kind)
+            + HTML(trusted: "\" \(geometry(region.box)) aria-label=\"") + HTML(escaping: label) + HTML(trusted: "\"><title>")
+            + HTML(escaping: label) + HTML(trusted: "</title></rect>")
     }
 
     /// The page text, one element per word, so selecting text and hovering words reach the boxes.
@@ -159,13 +169,6 @@ public struct PageView {
     /// Words are coloured by confidence band, so weak recognition stands out at a glance.
     static func confidenceClass(_ confidence: Double) -> String {
         confidence >= 90 ? "high" : confidence >= 70 ? "medium" : "low"
-    }
-}
-
-extension PageReport {
-    /// The mean word confidence, nil for a page without words.
-    public var meanConfidence: Double? {
-        words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
     }
 }
 

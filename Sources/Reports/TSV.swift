@@ -1,3 +1,4 @@
+import GlossContract
 import GlossGeometry
 
 /// Tesseract's TSV: a header, then one row per page, block, paragraph, line and word, with the

@@ -1,5 +1,6 @@
 import CTesseract
 import Foundation
+import GlossContract
 import GlossGeometry
 import GlossImaging
 

@@ -1,3 +1,4 @@
+import GlossContract
 import GlossFaceDetection
 import GlossGeometry
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 import GlossGeometry
 @testable import GlossIndex
 import GlossReports

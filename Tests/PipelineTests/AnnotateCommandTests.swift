@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 import GlossPipeline
 import GlossReports
 import GlossTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 import GlossImaging
 @testable import GlossIndex
 import GlossPipeline

@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 import GlossReports
 import GlossTestSupport
 import Testing

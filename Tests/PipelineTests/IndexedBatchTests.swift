@@ -1,5 +1,6 @@
 import Foundation
 @testable import GlossIndex
+import GlossContract
 import GlossPipeline
 import GlossReports
 import GlossTestSupport

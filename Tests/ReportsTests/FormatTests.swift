@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 import GlossGeometry
 import GlossReports
 import Testing

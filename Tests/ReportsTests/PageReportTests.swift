@@ -1,7 +1,7 @@
 import Foundation
+import GlossContract
 import GlossGeometry
 import GlossReports
-import GlossTextRecognition
 import Testing
 
 struct PageReportTests {
@@ -43,7 +43,7 @@ struct PageReportTests {
         let bytes = try JSONOutput.encode(Self.report())
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(Set(object.keys) == ["source", "pageIndex", "width", "height", "status", "error", "text",
-                                     "words", "lines", "paragraphs", "blocks", "faces", "timings", "timeline"])
+                                     "words", "lines", "paragraphs", "blocks", "faces", "regions", "timings", "timeline"])
         #expect(object["error"] is NSNull)
         #expect(object["status"] as? String == "ok")
         let word = try #require((object["words"] as? [[String: Any]])?.first)

@@ -1,9 +1,10 @@
 import Foundation
+import GlossContract
+import GlossTextRecognition
 import GlossGeometry
 import GlossImaging
 import GlossReports
 import GlossTestSupport
-import GlossTextRecognition
 import Testing
 
 /// Real pages through the real engine: Gloss's TSV against `tesseract IMAGE - tsv` for the same

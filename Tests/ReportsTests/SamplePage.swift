@@ -1,7 +1,7 @@
 import Foundation
+import GlossContract
 import GlossGeometry
 import GlossReports
-import GlossTextRecognition
 import Testing
 
 /// A fixed page for golden files: two blocks, three paragraphs, four lines, a word that reads
@@ -49,7 +49,11 @@ enum SamplePage {
             leftEye: FaceReport.Landmark(x: 455, y: 250, source: "detected"),
             rightEye: FaceReport.Landmark(x: 505, y: 250, source: "estimated"),
             mouth: FaceReport.Landmark(x: 480, y: 305, source: "estimated"))
-        return PageReport(source: source, pageIndex: pageIndex, size: size, text: text, faces: [face], timings: timings)
+        var report = PageReport(source: source, pageIndex: pageIndex, size: size, text: text, faces: [face], timings: timings)
+        // What an analyzer other than text and faces marked; its label is hostile on purpose.
+        report.regions = [RegionReport(kind: "stamp", box: PixelRect(x: 600, y: 40, width: 120, height: 80),
+                                       label: "<b>\"received\"</b>", confidence: 0.875)]
+        return report
     }
 
     /// The folder of golden files beside this source file.

@@ -1,3 +1,4 @@
+import GlossContract
 import GlossGeometry
 import GlossImaging
 import GlossTestSupport

@@ -13,6 +13,7 @@ import GlossFaceDetection
 import GlossImaging
 import GlossIndex
 import GlossPipeline
+import GlossContract
 import GlossReports
 import GlossTextRecognition
 

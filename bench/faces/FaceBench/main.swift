@@ -6,6 +6,7 @@
 //
 // --faces runs the full FaceDetector (landmarks, smile) with the given cascade instead.
 // Later `gloss faces` takes this role; this stays as the harness for bench/faces/compare.py.
+import GlossContract
 import GlossFaceDetection
 import GlossGeometry
 import GlossImaging

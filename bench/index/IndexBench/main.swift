@@ -6,7 +6,7 @@
 import Foundation
 import GlossGeometry
 import GlossIndex
-import GlossReports
+import GlossContract
 
 var pageCount = 10_000, wordsPerPage = 300, keep = false
 var folder = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-index-bench-\(getpid())").path

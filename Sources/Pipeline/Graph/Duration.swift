@@ -8,8 +8,4 @@ extension Duration {
         guard !nanoseconds.overflow else { return .never }
         return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
     }
-
-    var secondsValue: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
 }

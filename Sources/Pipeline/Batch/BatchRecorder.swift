@@ -1,5 +1,6 @@
 import Foundation
 import GlossIndex
+import GlossContract
 import GlossReports
 import Synchronization
 
@@ -42,13 +43,14 @@ actor BatchRecorder {
     private let events: AsyncStream<BatchEvent>.Continuation?
     private let journal: Int32
     private let database: BatchIndex
-    /// The first page the database could not take: the batch goes on, and ends with this error.
-    private var databaseError: (any Error)?
+    /// The first page the database or the journal could not take: the batch goes on, and ends
+    /// with this error.
+    private var recordError: (any Error)?
     private var entriesByFile: [Int: [ManifestEntry]] = [:]
     private var lastWrite = ContinuousClock.now
     private static let rewriteInterval = Duration.seconds(2)
 
-    init(layout: OutputLayout, settings: AnnotationSettings, fileCount: Int,
+    init(layout: OutputLayout, settings: AnnotationSettings, fingerprint: String, fileCount: Int,
          events: AsyncStream<BatchEvent>.Continuation?) throws {
         self.layout = layout
         self.settings = settings
@@ -58,7 +60,7 @@ actor BatchRecorder {
         guard journal >= 0 else { throw OutputError(path: layout.journalPath, cause: systemError()) }
         database = try BatchIndex(folder: layout.folder, create: true)
         try database.setSettings(json: String(decoding: try JSONOutput.encode(settings, pretty: false), as: UTF8.self),
-                                 fingerprint: settings.fingerprint)
+                                 fingerprint: fingerprint)
         try BatchReport.writeAssets(into: layout)
     }
 
@@ -95,7 +97,7 @@ actor BatchRecorder {
             try database.record(IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
                                             settingsHash: entry.settingsHash, outputs: entry.outputs, report: report))
         } catch {
-            if databaseError == nil { databaseError = error }
+            if recordError == nil { recordError = error }
         }
     }
 
@@ -103,7 +105,10 @@ actor BatchRecorder {
     func finish(file index: Int, entries: [ManifestEntry]) {
         entriesByFile[index] = entries
         if ContinuousClock.now - lastWrite >= Self.rewriteInterval {
-            _ = try? writeReport(final: false)
+            // The running report is a convenience for someone watching: the journal and the
+            // database already hold every finished page, and `complete` writes the report whole
+            // (and throws if it cannot). A failed rewrite is tried again two seconds later.
+            do { try writeReport(final: false) } catch { lastWrite = .now }
         }
     }
 
@@ -112,7 +117,7 @@ actor BatchRecorder {
     func complete() throws -> BatchManifest {
         let manifest = try writeReport(final: true)
         unlink(layout.journalPath)
-        if let databaseError { throw databaseError }
+        if let recordError { throw recordError }
         return manifest
     }
 
@@ -130,9 +135,13 @@ actor BatchRecorder {
         return manifest
     }
 
+    /// Appends the entry's journal line whole, or remembers why it could not.
     private func append(_ entry: ManifestEntry) {
-        guard let line = try? JSONOutput.encode(entry, pretty: false) else { return }
-        let bytes = line + [UInt8(ascii: "\n")]
-        _ = bytes.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, $0.count) }
+        do {
+            let line = try JSONOutput.encode(entry, pretty: false) + [UInt8(ascii: "\n")]
+            try AtomicFile.writeAll(line, to: journal, naming: layout.journalPath)
+        } catch {
+            if recordError == nil { recordError = error }
+        }
     }
 }

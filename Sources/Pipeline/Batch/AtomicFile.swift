@@ -11,17 +11,12 @@ enum AtomicFile {
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OutputError(path: path, cause: systemError()) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let cause = systemError()
-                close(descriptor)
-                unlink(temporary)
-                throw OutputError(path: path, cause: cause)
-            }
-            written += count
+        do {
+            try writeAll(bytes, to: descriptor, naming: path)
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
         }
         guard close(descriptor) == 0 else {
             let cause = systemError()
@@ -32,6 +27,17 @@ enum AtomicFile {
             let cause = systemError()
             unlink(temporary)
             throw OutputError(path: path, cause: cause)
+        }
+    }
+
+    /// Writes all of `bytes` to an open descriptor, however the kernel splits the write.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, naming path: String) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw OutputError(path: path, cause: systemError()) }
+            written += count
         }
     }
 
@@ -59,7 +65,7 @@ enum AtomicFile {
 }
 
 /// An output file or folder that could not be written.
-public struct OutputError: Error, CustomStringConvertible {
+public struct OutputError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var cause: String
     public var description: String { "\(path): cannot write: \(cause)" }

@@ -1,5 +1,6 @@
 import Foundation
 import GlossIndex
+import GlossContract
 import GlossReports
 
 /// Folds the outputs of shards (`annotate --shard K/N`, each run on its own machine) into one
@@ -32,8 +33,15 @@ public enum BatchMerge {
             try merged.merge(from: shard.path)
         }
 
-        let settingsJSON = try merged.setting("settings") ?? "{}"
-        let settings = (try? JSONDecoder().decode(AnnotationSettings.self, from: Data(settingsJSON.utf8))) ?? AnnotationSettings()
+        guard let settingsJSON = try merged.setting("settings") else {
+            throw MergeError(folder: output, reason: "none of the shards records the settings it was read with")
+        }
+        let settings: AnnotationSettings
+        do {
+            settings = try JSONDecoder().decode(AnnotationSettings.self, from: Data(settingsJSON.utf8))
+        } catch {
+            throw MergeError(folder: output, reason: "the recorded settings are not this Gloss's: \(error)")
+        }
         let pages = try merged.pages().map(ManifestEntry.init)
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)

@@ -1,4 +1,3 @@
-import GlossFaceDetection
 import GlossGeometry
 
 /// A face on the page, in page pixels with a top-left origin.

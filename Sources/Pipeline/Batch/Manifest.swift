@@ -1,5 +1,5 @@
 import Foundation
-import GlossReports
+import GlossContract
 
 /// Where a batch writes: `DIR/gloss.json`, `DIR/index.html` and `DIR/pages/`.
 public struct OutputLayout: Sendable {
@@ -31,7 +31,7 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     /// display copy), relative to the batch folder; empty when the page produced none.
     public var outputs: [String: String]
 
-    init(report: PageReport, id: String) {
+    init(report: PageReport, id: String, outputs: [String: String] = [:]) {
         source = report.source
         pageIndex = report.pageIndex
         self.id = id
@@ -40,7 +40,15 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         words = report.words.count
         meanConfidence = report.meanConfidence.map { ($0 * 10).rounded() / 10 }
         faces = report.faces.count
-        outputs = [:]
+        self.outputs = outputs
+    }
+
+    /// This entry, recorded as failed because of `error` after its page was read.
+    func failed(because error: any Error) -> ManifestEntry {
+        var failed = self
+        failed.status = .failed
+        failed.error = String(describing: error)
+        return failed
     }
 
     /// Which input page this entry is about.
@@ -63,7 +71,7 @@ public struct BatchManifest: Codable, Sendable {
 
 /// What an earlier run into the same folder finished: its manifest, plus the journal lines of
 /// pages it finished after last writing the manifest (all of them, if it was killed).
-struct EarlierRun {
+struct EarlierRun: Sendable {
     private var entries: [PageKey: ManifestEntry] = [:]
 
     init(layout: OutputLayout) {
@@ -80,12 +88,23 @@ struct EarlierRun {
     }
 
     /// The earlier entry for this page if it finished with the same input and settings and its
-    /// outputs are all still there.
-    func finished(_ key: PageKey, inputHash: String, settingsHash: String, in layout: OutputLayout) -> ManifestEntry? {
+    /// outputs are all still there, with its report read back from its JSON when it has one (for
+    /// the index and the combined documents), on `lane`. A page whose JSON no longer reads is
+    /// not finished: it is read again.
+    func finished(_ key: PageKey, inputHash: String, settingsHash: String, in layout: OutputLayout,
+                  on lane: Lane<Void>) async -> (entry: ManifestEntry, report: PageReport?)? {
         guard let entry = entries[key], entry.status == .ok, entry.inputHash == inputHash,
               entry.settingsHash == settingsHash, !entry.outputs.isEmpty,
               entry.outputs.values.allSatisfy({ FileManager.default.fileExists(atPath: layout.folder + "/" + $0) })
         else { return nil }
-        return entry
+        guard let json = entry.outputs["json"] else { return (entry, nil) }
+        do {
+            let report = try await lane.run { _ in
+                try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
+            }
+            return (entry, report)
+        } catch {
+            return nil
+        }
     }
 }

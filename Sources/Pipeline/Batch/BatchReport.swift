@@ -1,3 +1,4 @@
+import GlossContract
 import Foundation
 import GlossIndex
 import GlossReports
@@ -20,7 +21,7 @@ enum BatchReport {
     static func writeSharedData(of pages: [ManifestEntry], searching searchable: [SearchablePage],
                                 into layout: OutputLayout) throws {
         let order = pages.compactMap { entry in
-            entry.outputs["html"].map { BatchPage(htmlPath: $0, title: PageView.title(source: entry.source, pageIndex: entry.pageIndex)) }
+            entry.outputs["html"].map { BatchPage(htmlPath: $0, title: PageReport.title(source: entry.source, pageIndex: entry.pageIndex)) }
         }
         for file in BatchData.files(for: order, searching: searchable) {
             try AtomicFile.createDirectory((layout.folder + "/" + file.path as NSString).deletingLastPathComponent)

@@ -1,5 +1,4 @@
 import GlossGeometry
-import GlossTextRecognition
 
 /// What became of a page.
 public enum PageStatus: String, Codable, Sendable {
@@ -100,6 +99,8 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var paragraphs: [Paragraph]
     public var blocks: [Block]
     public var faces: [FaceReport]
+    /// What other analyzers marked, by kind. Pages from older reports read back with none.
+    public var regions: [RegionReport] = []
     /// Wall time of each stage in milliseconds, in the order the stages ran.
     public var timings: StageTimings
     /// When each stage started and ended, in milliseconds from the page's start: shows which
@@ -107,6 +108,24 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var timeline: [StageSpan] = []
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
+
+    /// How a page is named in titles, the index and search results.
+    public static func title(source: String, pageIndex: Int) -> String { "\(source) · page \(pageIndex + 1)" }
+
+    public var title: String { Self.title(source: source, pageIndex: pageIndex) }
+
+    /// The mean word confidence, nil for a page without words.
+    public var meanConfidence: Double? {
+        words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
+    }
+
+    /// A page that was read: what its analyzers found, converted from normalised boxes to
+    /// pixels of `size`. This is the one place where the currency becomes pixels.
+    public init(source: String, pageIndex: Int, size: PixelSize, findings: PageFindings, timings: StageTimings) {
+        self.init(source: source, pageIndex: pageIndex, size: size, text: findings.text,
+                  faces: findings.faces.map { FaceReport($0, in: size) }, timings: timings)
+        regions = findings.regions.map { RegionReport($0, in: size) }
+    }
 
     /// A page that was read: its text converted from normalised boxes to pixels of `size`.
     public init(
@@ -165,7 +184,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
-        case timeline
+        case timeline, regions
     }
 
     public init(from decoder: any Decoder) throws {
@@ -184,6 +203,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         faces = try container.decode([FaceReport].self, forKey: .faces)
         timings = try container.decode(StageTimings.self, forKey: .timings)
         timeline = try container.decodeIfPresent([StageSpan].self, forKey: .timeline) ?? []
+        regions = try container.decodeIfPresent([RegionReport].self, forKey: .regions) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -201,6 +221,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encode(paragraphs, forKey: .paragraphs)
         try container.encode(blocks, forKey: .blocks)
         try container.encode(faces, forKey: .faces)
+        try container.encode(regions, forKey: .regions)
         try container.encode(timings, forKey: .timings)
         try container.encode(timeline, forKey: .timeline)
     }
@@ -226,9 +247,7 @@ public struct StageTimings: Codable, Sendable, Equatable {
     public init() {}
 
     public mutating func record(_ name: String, _ duration: Duration) {
-        let milliseconds = Double(duration.components.seconds) * 1000
-            + Double(duration.components.attoseconds) / 1e15
-        stages.append((name, (milliseconds * 10).rounded() / 10))
+        stages.append((name, duration.milliseconds))
     }
 
     public subscript(name: String) -> Double? { stages.first { $0.name == name }?.milliseconds }

@@ -1,0 +1,58 @@
+import GlossContract
+import GlossImaging
+
+/// The seam where analyzers plug into the page graph: one type per analyzer, nothing else to edit.
+///
+/// An analyzer says which copy of the page it needs, builds its engine once on a lane (a thread)
+/// of its own, and returns what it found in the one currency: boxes normalised to 0...1, origin
+/// bottom left. The graph makes each distinct copy once, runs every analyzer of a page at once,
+/// times each under its `name`, and converts all findings to page pixels in one place.
+///
+/// A new analyzer (a stamp finder, a CNN face detector) is one conforming type, added to the
+/// list `AnalyzerSet.analyzers(for:)` builds from the settings.
+public protocol Analyzer: Sendable {
+    /// What the engine holds: a C handle, loaded weights. Created and used only on the lane.
+    associatedtype Engine
+
+    /// Names the analyzer's stage in timings and errors (`ocr`, `faces`) and its lane's thread.
+    var name: String { get }
+    /// The copy of the page the analyzer reads.
+    var image: ImageRequest { get }
+
+    /// Builds the engine on the analyzer's lane, once per worker; throws when it cannot be
+    /// built (a missing model), which stops the batch before any page is read.
+    func makeEngine() throws -> Engine
+
+    /// Analyzes one page on the lane. Long work polls `cancellation` (or `Task.isCancelled`)
+    /// and throws `CancellationError` when it is raised.
+    func analyze(_ image: AnalyzerImage, with engine: Engine, cancellation: CancellationFlag) throws -> PageFindings
+}
+
+/// The copy of a page an analyzer asks for. Equal requests share one copy.
+public struct ImageRequest: Hashable, Sendable {
+    /// The longest side in pixels; nil keeps the decoded size.
+    public var longestSide: Int?
+    /// Scans stated clearly above this resolution (pixels per inch, by more than a third) are
+    /// reduced to it; nil keeps them. A 400 ppi scan is read as it is, a 600 ppi one reduced.
+    public var maximumResolution: Int?
+    /// Grey or colour; nil keeps the decoded layout.
+    public var layout: Raster.Layout?
+
+    public init(longestSide: Int? = nil, maximumResolution: Int? = nil, layout: Raster.Layout? = nil) {
+        self.longestSide = longestSide
+        self.maximumResolution = maximumResolution
+        self.layout = layout
+    }
+}
+
+/// What an analyzer is handed: its copy of the page and that copy's resolution.
+public struct AnalyzerImage: Sendable {
+    public var raster: Raster
+    /// Pixels per inch of this copy, when the file stated a resolution.
+    public var resolution: Int?
+
+    public init(raster: Raster, resolution: Int?) {
+        self.raster = raster
+        self.resolution = resolution
+    }
+}

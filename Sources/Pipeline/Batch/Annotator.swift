@@ -1,0 +1,139 @@
+import Foundation
+import GlossContract
+import GlossGeometry
+import GlossImaging
+import Synchronization
+
+/// What a running batch reports, in the order it happens.
+public enum BatchEvent: Sendable {
+    /// The inputs are known: `files` files, of which some may hold several pages.
+    case started(files: Int)
+    case pageStarted(source: String, pageIndex: Int)
+    /// A page ended, whatever its status (`ok`, `failed`, `timedOut`, `cancelled`).
+    case pageFinished(ManifestEntry)
+    /// A page an earlier run into the same folder already finished with the same input and settings.
+    case pageSkipped(ManifestEntry)
+}
+
+/// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
+/// done, keeps the manifest and the index current while it runs, and writes them whole at the end.
+public struct Annotator: Sendable {
+    public var settings: AnnotationSettings
+    /// How many pages are read at once, each by a worker with its own engines.
+    public var jobs: Int
+    /// A page still running after this long is cancelled and recorded as `timedOut`.
+    public var pageTimeout: Duration?
+    /// Recompute pages an earlier run already finished.
+    public var force: Bool
+    /// Pixels decoded at once across all workers; a page waits for room before it is decoded.
+    /// The default, 300 megapixels, keeps a batch of 600 ppi colour scans within a few GiB.
+    public var pixelsInFlight: Int
+    /// How `http://` and `https://` inputs are downloaded: timeouts, retries, size cap.
+    public var fetching: RemoteFetchOptions
+    /// Read only the inputs of this shard of the collection (`--shard K/N`); nil reads all.
+    public var shard: Shard?
+    /// Analyzers run on every page after those the settings ask for (text, faces): how a
+    /// program adds one of its own. Their names join the settings fingerprint, so pages read
+    /// without them are read again.
+    public var additionalAnalyzers: [any Analyzer] = []
+
+    public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000,
+                fetching: RemoteFetchOptions = RemoteFetchOptions(), shard: Shard? = nil) {
+        self.settings = settings
+        self.jobs = max(1, jobs)
+        self.pageTimeout = pageTimeout
+        self.force = force
+        self.pixelsInFlight = pixelsInFlight
+        self.fetching = fetching
+        self.shard = shard
+    }
+
+    /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`,
+    /// telling `events` as it goes (the stream is finished when this returns).
+    ///
+    /// Failed pages are recorded in the manifest; only a folder that cannot be written, or an
+    /// engine that cannot be loaded, throws. Cancelling the calling task stops starting pages,
+    /// cancels those in flight, and still writes the manifest and index of every finished page.
+    public func annotate(
+        _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
+    ) async throws -> BatchManifest {
+        defer { events?.finish() }
+        let layout = OutputLayout(folder: folder)
+        try AtomicFile.createDirectory(layout.pagesFolder)
+        // A file keeps its place in the whole collection, so shards merge back into one order.
+        let collection = InputCollector.inputs(from: inputs)
+        let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
+        let files = positions.map { collection[$0] }
+        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        let settingsHash = fingerprint
+        let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
+                                         fileCount: files.count, events: events)
+        let batch = BatchRun(layout: layout, earlier: force ? nil : EarlierRun(layout: layout), settingsHash: settingsHash,
+                             recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
+        events?.yield(.started(files: files.count))
+        let graphs = try await startGraphs(count: min(jobs, max(1, files.count)))
+
+        let queue = FileQueue(count: files.count)
+        await withTaskGroup(of: Void.self) { group in
+            for graph in graphs {
+                group.addTask {
+                    while !Task.isCancelled, let index = queue.next() {
+                        let entries = await graph.annotate(files[index], position: positions[index], in: batch)
+                        await recorder.finish(file: index, entries: entries)
+                    }
+                }
+            }
+        }
+        return try await recorder.complete()
+    }
+
+    /// Reads one page of one image and returns its report, writing nothing.
+    public func read(file path: String, pageIndex: Int = 0) async throws -> PageReport {
+        try await startGraphs(count: 1)[0].read(path, pageIndex: pageIndex)
+    }
+
+    /// The synchronous form of `read(file:pageIndex:)`, for callers that are not `async` (a C
+    /// callback, a plug-in host): waits at most `timeout`, then cancels the page and throws
+    /// `PageTimeoutError`. Built on the async path, so both behave alike. It blocks the calling
+    /// thread: never call it from a task.
+    public func readSynchronously(file path: String, pageIndex: Int = 0, timeout: Duration) throws -> PageReport {
+        let outcome = OutcomeBox()
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            outcome.store(await Result(catching: { try await read(file: path, pageIndex: pageIndex) }))
+            done.signal()
+        }
+        if done.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
+            task.cancel()
+            done.wait()
+            throw PageTimeoutError(file: path, pageIndex: pageIndex, timeout: timeout)
+        }
+        return try outcome.take()
+    }
+
+    /// Everything that decides a page's results: the settings and the added analyzers.
+    var fingerprint: String {
+        let names = additionalAnalyzers.map(\.name)
+        return names.isEmpty ? settings.fingerprint : String(SHA256.hex(of: Array((settings.fingerprint + "+" + names.joined(separator: ",")).utf8)).prefix(16))
+    }
+
+    /// One graph per worker, with its engines loaded, in parallel; throws if one cannot be loaded.
+    private func startGraphs(count: Int) async throws -> [PageGraph] {
+        let analyzers = settings.analyzers + additionalAnalyzers
+        let workers = (0..<count).map { Worker(number: $0, analyzers: analyzers) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in workers { group.addTask { try await worker.start() } }
+            try await group.waitForAll()
+        }
+        return workers.map { PageGraph(worker: $0, settings: settings, fetching: fetching, pageTimeout: pageTimeout) }
+    }
+}
+
+/// Hands a result from the task that made it to the thread that waits for it.
+private final class OutcomeBox: Sendable {
+    private let result = Mutex<Result<PageReport, any Error>?>(nil)
+
+    func store(_ outcome: Result<PageReport, any Error>) { result.withLock { $0 = outcome } }
+    func take() throws -> PageReport { try result.withLock { $0! }.get() }
+}

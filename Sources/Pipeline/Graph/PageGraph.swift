@@ -1,0 +1,356 @@
+import Foundation
+import GlossContract
+import GlossImaging
+import GlossReports
+
+/// What becomes of an input and each of its pages, written down once:
+///
+///     fetch ─> read ─> hash ─┬─> page 1 ─> skip if finished ─> wait for pixels ─> decode ─> prepare ─> copies ─┐
+///     (URLs)                 │                                                                                 │
+///                            │      ┌──────────────────── one analyzer per lane, all at once ──────────────────┘
+///                            │      ├─> ocr (text lane) ───┐
+///                            │      └─> faces (face lane) ─┴─> convert ─> render
+///                            ├─> page 2 ...
+///                            └─> combine (hOCR and ALTO of a multi-page file)
+///
+/// Every step runs through `step`: it is skipped once the page is cancelled, timed into the
+/// page's timings under its stage's name, and its failure becomes a `PageError` naming the
+/// stage, so one page fails and the batch goes on. The page timeout covers fetch to render;
+/// waiting for room in the pixel budget is queueing, not work, and is outside it. A page
+/// stopped by Ctrl-C anywhere is `cancelled`; one stopped by its timeout is `timedOut`.
+///
+/// Blocking work runs on lanes (threads of their own): decoding, copies and files on the
+/// worker's image lane, each analyzer on its own lane holding its engine.
+struct PageGraph: Sendable {
+    let worker: Worker
+    let settings: AnnotationSettings
+    let fetching: RemoteFetchOptions
+    let pageTimeout: Duration?
+
+    /// What a page became: its report, and the files written for it (none when nothing is written).
+    struct Outcome: Sendable {
+        var report: PageReport
+        var outputs: [String: String] = [:]
+    }
+
+    /// An input opened: its pages' headers read, its bytes hashed.
+    struct OpenedFile: Sendable {
+        var image: ImageFile
+        var hash: String
+    }
+
+    // MARK: A file of a batch
+
+    /// Every page of one input: each skipped when an earlier run finished it, else run through
+    /// the graph and recorded as it ends; then the file's combined documents. Never throws:
+    /// failures are recorded pages.
+    func annotate(_ input: InputCollector.Input, position: Int, in batch: BatchRun) async -> [ManifestEntry] {
+        let path = input.path
+        let fileClock = StageClock()
+        let (opened, expired) = await withPageTimeout {
+            await Result { try await open(input, clock: fileClock, hashing: true) }
+        }
+        let file: OpenedFile
+        switch opened {
+        case .success(let success): file = success
+        case .failure(let error):
+            var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error, expired: expired),
+                                    timings: fileClock)
+            if report.status == .timedOut { report.timeOut(after: pageTimeout) }
+            let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
+            let outcome = report.status == .failed ? await writeFailure(report, id: id, in: batch.layout) : Outcome(report: report)
+            let entry = ManifestEntry(report: outcome.report, id: id, outputs: outcome.outputs)
+            await batch.recorder.record(entry, report: outcome.report, position: position)
+            return [entry]
+        }
+
+        let pageCount = file.image.pageCount
+        var entries: [ManifestEntry] = [], reports: [PageReport] = []
+        var clock: StageClock? = fileClock
+        for index in 0..<pageCount {
+            if Task.isCancelled { break }
+            let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
+            let key = PageKey(source: path, pageIndex: index)
+            if let done = await batch.earlier?.finished(key, inputHash: file.hash, settingsHash: batch.settingsHash,
+                                                        in: batch.layout, on: worker.image) {
+                await batch.recorder.skip(done.entry, report: done.report, position: position)
+                entries.append(done.entry)
+                if let report = done.report { reports.append(report) }
+                continue
+            }
+            // Waiting for room ends early only when the batch is cancelled; then no page starts.
+            guard let pixels = try? await batch.budget.acquire(file.image.storedSize.pixelCount) else { break }
+            await batch.recorder.start(key)
+            // The file's own stages are timed with its first page read.
+            let pageClock = clock ?? StageClock()
+            clock = nil
+            let (outcome, expired) = await withPageTimeout {
+                await process(page: index, of: file.image, id: id, clock: pageClock, layout: batch.layout)
+            }
+            batch.budget.release(pixels)
+            var report = outcome.report
+            if expired && report.status == .cancelled { report.timeOut(after: pageTimeout) }
+            var entry = ManifestEntry(report: report, id: id, outputs: outcome.outputs)
+            entry.inputHash = file.hash
+            entry.settingsHash = batch.settingsHash
+            await batch.recorder.record(entry, report: report, position: position)
+            entries.append(entry)
+            reports.append(report)
+        }
+        if pageCount > 1, reports.count == pageCount, settings.formats.contains(where: \.combines) {
+            let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
+            do {
+                try await step(.combine, file: path, page: 0, clock: StageClock()) {
+                    try await writeCombined(reports, id: id, into: batch.layout)
+                }
+            } catch {
+                // A file whose combined document is missing is not finished: its pages are
+                // recorded as failed, so the next run reads them again.
+                entries = entries.map { $0.failed(because: error) }
+                for (entry, report) in zip(entries, reports) {
+                    await batch.recorder.record(entry, report: report.failed(because: error), position: position)
+                }
+            }
+        }
+        return entries
+    }
+
+    // MARK: One page, nothing written
+
+    /// Reads one page of one file and returns its report, writing nothing; the timeout covers
+    /// the whole of it, fetch included.
+    func read(_ path: String, pageIndex: Int) async -> PageReport {
+        let clock = StageClock()
+        let (report, expired) = await withPageTimeout { () async -> PageReport in
+            do {
+                let file = try await open(InputCollector.Input(path: path, relativePath: path), clock: clock, hashing: false)
+                return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil).report
+            } catch {
+                return PageReport(source: path, pageIndex: pageIndex, error: error, status: status(of: error, expired: false),
+                                  timings: clock)
+            }
+        }
+        var result = report
+        if expired && result.status == .cancelled { result.timeOut(after: pageTimeout) }
+        return result
+    }
+
+    // MARK: The stages
+
+    /// Fetch (for a URL), read and hash: the stages of a file, before any of its pages.
+    private func open(_ input: InputCollector.Input, clock: StageClock, hashing: Bool) async throws -> OpenedFile {
+        let path = input.path
+        if let problem = input.problem {
+            throw PageError(file: path, pageIndex: 0, stage: .read, cause: UnreadableInput(reason: problem))
+        }
+        var downloaded: [UInt8]?
+        if RemoteFetcher.isRemote(path) {
+            downloaded = try await step(.fetch, file: path, page: 0, clock: clock) {
+                guard let url = URL(string: path) else {
+                    throw FetchError(url: URL(fileURLWithPath: "/"), cause: .unsupportedURL, attempts: 0)
+                }
+                return try await RemoteFetcher(options: fetching).fetch(url)
+            }
+        }
+        let image = try await step(.read, file: path, page: 0, clock: clock) {
+            try await worker.image.run { [pixelLimit = settings.pixelLimit, downloaded] _ in
+                if let downloaded { return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit) }
+                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
+            }
+        }
+        guard hashing else { return OpenedFile(image: image, hash: "") }
+        let hash = try await step(.hash, file: path, page: 0, clock: clock) {
+            try await worker.image.run { _ in SHA256.hex(of: image.bytes) }
+        }
+        return OpenedFile(image: image, hash: hash)
+    }
+
+    /// Decode to render for one page. Never throws: a failed page is a report saying why,
+    /// written in every format so the report can show it; a cancelled one writes nothing.
+    private func process(page index: Int, of file: ImageFile, id: String, clock: StageClock, layout: OutputLayout?) async -> Outcome {
+        let path = file.path
+        // A display copy is made only when a page view will show it.
+        let displayDimension = layout != nil && settings.formats.contains(.html) ? settings.displayDimension : nil
+        do {
+            let decoded = try await step(.decode, file: path, page: index, clock: clock) {
+                try await worker.image.run { _ in try file.decodePage(index) }
+            }
+            let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
+            let copies = try await step(.copies, file: path, page: index, clock: clock) {
+                try await worker.image.run { [requests = worker.imageRequests] _ in
+                    PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
+                }
+            }
+            let findings = try await analyze(copies, file: path, page: index, clock: clock)
+            let report = try await step(.convert, file: path, page: index, clock: clock) {
+                PageReport(source: path, pageIndex: index, size: decoded.size, findings: findings, timings: StageTimings())
+            }
+            var timed = report
+            timed.timings = clock.recorded
+            timed.timeline = clock.timeline
+            let finished = timed
+            guard let layout else { return Outcome(report: finished) }
+            let outputs = try await step(.render, file: path, page: index, clock: clock) {
+                try await worker.image.run { [settings] _ in
+                    try PageFiles(layout: layout, settings: settings).write(finished, display: copies.display, id: id)
+                }
+            }
+            return Outcome(report: finished, outputs: outputs)
+        } catch {
+            let report = PageReport(source: path, pageIndex: index, error: error, status: status(of: error, expired: false),
+                                    timings: clock)
+            // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
+            guard report.status == .failed, let layout else { return Outcome(report: report) }
+            return await writeFailure(report, id: id, in: layout)
+        }
+    }
+
+    /// The preparation of a page for its analyzers: the identity until the preprocessing
+    /// recipe fills it.
+    private func prepare(_ page: DecodedPage) -> DecodedPage { page }
+
+    /// Every analyzer at once, each on its lane with its own copy; their findings merged in
+    /// the order of the analyzer list, so the result does not depend on which ends first.
+    private func analyze(_ copies: PageCopies, file: String, page: Int, clock: StageClock) async throws -> PageFindings {
+        try await withThrowingTaskGroup(of: (Int, PageFindings).self) { group in
+            for (position, analyzer) in worker.analyzers.enumerated() {
+                let image = copies.images[analyzer.image]!
+                group.addTask {
+                    (position, try await step(Stage(analyzer.name), file: file, page: page, clock: clock) {
+                        try await analyzer.analyze(image)
+                    })
+                }
+            }
+            var found = [PageFindings](repeating: PageFindings(), count: worker.analyzers.count)
+            for try await (position, findings) in group { found[position] = findings }
+            return found.reduce(into: PageFindings()) { $0.merge($1) }
+        }
+    }
+
+    /// hOCR and ALTO also get one document for all pages of a multi-page file.
+    private func writeCombined(_ reports: [PageReport], id: String, into layout: OutputLayout) async throws {
+        let files = renderCombined(reports, formats: settings.formats, context: settings.reportContext)
+        try await worker.image.run { _ in
+            for file in files { try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + id + "." + file.fileExtension) }
+        }
+    }
+
+    /// A page that could not be read, written in every format so the report can show why.
+    private func writeFailure(_ report: PageReport, id: String, in layout: OutputLayout) async -> Outcome {
+        do {
+            return Outcome(report: report, outputs: try await worker.image.run { [settings] _ in
+                try PageFiles(layout: layout, settings: settings).write(report, display: nil, id: id)
+            })
+        } catch {
+            // The page has failed already; that its files could not be written is added to why.
+            var noted = report
+            noted.error = (report.error ?? "") + "; " + String(describing: error)
+            return Outcome(report: noted)
+        }
+    }
+
+    /// One stage: skipped once the page is cancelled, timed, and its failure named after it.
+    /// Whatever a stage throws while its page is being cancelled (a download's "cancelled", an
+    /// engine's stop) is a cancellation, not a failure.
+    private func step<Output: Sendable>(
+        _ stage: Stage, file: String, page: Int, clock: StageClock, _ body: () async throws -> Output
+    ) async throws -> Output {
+        do {
+            try Task.checkCancellation()
+            return try await clock.time(stage, body)
+        } catch let error as PageError {
+            throw error
+        } catch {
+            let cancelled = error is CancellationError || Task.isCancelled
+            throw PageError(file: file, pageIndex: page, stage: stage, cause: cancelled ? CancellationError() : error)
+        }
+    }
+
+    private func status(of error: any Error, expired: Bool) -> PageStatus {
+        guard (error as? PageError)?.cause is CancellationError else { return .failed }
+        return expired ? .timedOut : .cancelled
+    }
+
+    /// Runs `body` under the page timeout: when it expires, `body`'s task is cancelled, and
+    /// `expired` says so. Work that ends before its time stands, even if it ends just after.
+    private func withPageTimeout<Value: Sendable>(
+        _ body: @escaping @Sendable () async -> Value
+    ) async -> (value: Value, expired: Bool) {
+        guard let pageTimeout else { return (await body(), false) }
+        return await withTaskGroup(of: TimedEvent<Value>.self) { group in
+            group.addTask { .finished(await body()) }
+            group.addTask {
+                // A sleep cut short by Ctrl-C is an interruption, not the page running out of time.
+                do {
+                    try await Task.sleep(for: pageTimeout)
+                    return .expired
+                } catch {
+                    return .interrupted
+                }
+            }
+            var expired = false
+            while let event = await group.next() {
+                switch event {
+                case .finished(let value):
+                    group.cancelAll()
+                    return (value, expired)
+                case .expired:
+                    expired = true
+                    group.cancelAll()
+                case .interrupted:
+                    break
+                }
+            }
+            preconditionFailure("the page's task always finishes")
+        }
+    }
+}
+
+/// What ends first under a page timeout.
+private enum TimedEvent<Value: Sendable>: Sendable {
+    case finished(Value)
+    case expired, interrupted
+}
+
+/// What every file of a batch shares: where it writes, what an earlier run finished, and the
+/// recorder and pixel budget of the whole batch.
+struct BatchRun: Sendable {
+    let layout: OutputLayout
+    let earlier: EarlierRun?
+    let settingsHash: String
+    let recorder: BatchRecorder
+    let budget: PixelBudget
+}
+
+/// A file the input walk found but could not use (a FIFO, a name that is not UTF-8).
+struct UnreadableInput: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}
+
+extension PageReport {
+    /// A page that ended in `error`, with the timings of the stages it went through.
+    init(source: String, pageIndex: Int, error: any Error, status: PageStatus, timings clock: StageClock) {
+        self.init(source: source, pageIndex: pageIndex, status: status, error: String(describing: error),
+                  timings: clock.recorded)
+    }
+
+    mutating func timeOut(after timeout: Duration?) {
+        status = .timedOut
+        if let timeout { error = PageTimeoutError(file: source, pageIndex: pageIndex, timeout: timeout).description }
+    }
+
+    /// This page, recorded as failed because of `error` after it was read.
+    func failed(because error: any Error) -> PageReport {
+        var failed = self
+        failed.status = .failed
+        failed.error = String(describing: error)
+        return failed
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
