@@ -81,6 +81,15 @@ public struct PageReport: Codable, Sendable, Equatable {
     public struct PixelBaseline: Codable, Sendable, Equatable {
         public var from: PixelPoint
         public var to: PixelPoint
+
+        /// Rise per pixel to the right (down is positive, as in page pixels); 0 for a vertical one.
+        public var slope: Double {
+            let run = to.x - from.x
+            return run == 0 ? 0 : (to.y - from.y) / run
+        }
+
+        /// The baseline's height at `x`, extended past its ends along its slope.
+        public func y(atX x: Double) -> Double { from.y + slope * (x - from.x) }
     }
 
     public var source: String

@@ -25,3 +25,11 @@ public enum DecimalText {
         return sign + String(whole) + "." + padding + text
     }
 }
+
+/// Integers in hexadecimal, zero-padded to a fixed width: hashes, escapes, identifiers.
+public enum HexText {
+    public static func format<Value: BinaryInteger>(_ value: Value, digits: Int, uppercase: Bool = false) -> String {
+        let text = String(value, radix: 16, uppercase: uppercase)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+}

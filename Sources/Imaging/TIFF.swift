@@ -1,5 +1,6 @@
 import CLeptonica
 import GlossGeometry
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,10 +15,11 @@ import Glibc
 /// The directory chain is also walked by Gloss itself, once, bounds-checked, so that a page
 /// whose directory is cut off is reported as a failed page rather than silently dropped.
 final class TIFFFile: @unchecked Sendable {
-    // @unchecked: the stream is only used under `lock`; everything else is immutable.
+    // `@unchecked`: the temporary copy's stream is only used while holding `turn`; the rest is immutable.
     private let bytes: [UInt8]
     private let file: TemporaryFile
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Readers take turns with the copy's one stream position.
+    private let turn = Mutex(())
     private let chain: TIFFDirectoryChain
 
     /// More pages than any bound volume: past this, a file is taken to be hostile (libtiff
@@ -26,26 +28,17 @@ final class TIFFFile: @unchecked Sendable {
 
     /// Nil when no temporary copy can be made.
     init?(_ bytes: [UInt8]) {
-        guard let file = TemporaryFile(bytes) else {
-            lock.deallocate()
-            return nil
-        }
+        guard let file = TemporaryFile(bytes) else { return nil }
         self.bytes = bytes
         self.file = file
         chain = TIFFDirectoryChain(bytes)
-        pthread_mutex_init(lock, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
     }
 
     private func withStream<T>(_ body: (UnsafeMutablePointer<FILE>) -> T) -> T {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        rewind(file.stream)
-        return body(file.stream)
+        turn.withLock { _ in
+            rewind(file.stream)
+            return body(file.stream)
+        }
     }
 
     /// The first page's size, from its header.

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import GlossGeometry
 
 #if canImport(Glibc)
 import Glibc
@@ -69,7 +70,7 @@ final class Database {
         let encoded = absolute.utf8.map { byte -> String in
             let plain = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || "/-._~".utf8.contains(byte)
-            return plain ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            return plain ? String(UnicodeScalar(byte)) : "%" + HexText.format(byte, digits: 2, uppercase: true)
         }.joined()
         return "file:" + encoded + "?immutable=1"
     }
@@ -182,10 +183,6 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 extension SQLValue {

@@ -81,10 +81,7 @@ struct ALTODocument {
     /// ALTO 4.0/4.1 read `BASELINE` as one vertical position (4.2 also accepts points); the
     /// baseline's height at the middle of the line is valid in every 4.x.
     static func baselineHeight(_ baseline: PageReport.PixelBaseline, of box: PixelRect) -> String {
-        let run = baseline.to.x - baseline.from.x
-        let slope = run == 0 ? 0 : (baseline.to.y - baseline.from.y) / run
-        let middle = Double(box.x) + Double(box.width) / 2
-        return DecimalText.format(baseline.from.y + slope * (middle - baseline.from.x), maximumFractionDigits: 1)
+        DecimalText.format(baseline.y(atX: Double(box.x) + Double(box.width) / 2), maximumFractionDigits: 1)
     }
 
     private func escape(_ text: String) -> String { HTML(escaping: text).rendered }

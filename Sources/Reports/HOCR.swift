@@ -73,11 +73,8 @@ struct HOCRDocument {
     /// hOCR's `baseline slope offset`: the offset is the baseline's height above the line box's
     /// bottom-left corner, negative upward, as Tesseract writes it.
     static func baseline(_ baseline: PageReport.PixelBaseline, of box: PixelRect) -> String {
-        let run = baseline.to.x - baseline.from.x
-        let slope = run == 0 ? 0 : (baseline.to.y - baseline.from.y) / run
-        let yAtLeft = baseline.from.y + slope * (Double(box.x) - baseline.from.x)
-        return "baseline " + DecimalText.format(slope, maximumFractionDigits: 3) + " "
-            + DecimalText.format(yAtLeft - Double(box.maxY), maximumFractionDigits: 0)
+        "baseline " + DecimalText.format(baseline.slope, maximumFractionDigits: 3) + " "
+            + DecimalText.format(baseline.y(atX: Double(box.x)) - Double(box.maxY), maximumFractionDigits: 0)
     }
 
     private func escape(_ text: String) -> String { HTML(escaping: text).rendered }

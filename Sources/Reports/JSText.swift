@@ -1,3 +1,5 @@
+import GlossGeometry
+
 /// JavaScript string literals that are safe wherever a script can sit.
 ///
 /// Besides quotes and backslashes, `<`, `>` and `&` become `\u` escapes so `</script>` or
@@ -15,7 +17,7 @@ enum JSText {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "<", ">", "&", "'", "\u{2028}", "\u{2029}", "\u{0}"..."\u{1F}", "\u{7F}":
-                out += "\\u" + hex4(scalar.value)
+                out += "\\u" + HexText.format(scalar.value, digits: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }
@@ -24,9 +26,4 @@ enum JSText {
 
     /// A JavaScript array literal of string literals.
     static func array(_ items: [String]) -> String { "[" + items.map(literal).joined(separator: ",") + "]" }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
 }

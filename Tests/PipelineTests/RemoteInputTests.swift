@@ -129,24 +129,6 @@ struct RemoteInputTests {
         }
     }
 
-    @Test func theBlockingCallReturnsTheBodyOrTimesOut() async throws {
-        try await withTestServer { server in
-            let fetcher = Self.fetcher(totalTimeout: .seconds(30))
-            let good = server.url("/ok.png"), stall = server.url("/stall")
-            let body = try await onThread { try fetcher.fetchSynchronously(good, timeout: .seconds(5)) }
-            #expect(body == Self.imageBytes)
-
-            let started = ContinuousClock.now
-            let outcome = await onThread { Result { try fetcher.fetchSynchronously(stall, timeout: .milliseconds(500)) } }
-            let elapsed = ContinuousClock.now - started
-            #expect(throws: FetchError.self) { try outcome.get() }
-            if case .failure(let error as FetchError) = outcome {
-                #expect(error.cause == .timedOut(after: .milliseconds(500)), "\(error)")
-            }
-            #expect(elapsed < .seconds(3), "\(elapsed)")
-        }
-    }
-
     @Test func onlyHTTPAndHTTPSAreRemote() async throws {
         #expect(RemoteFetcher.isRemote("http://127.0.0.1/scan.png"))
         #expect(RemoteFetcher.isRemote("HTTPS://example.org/iiif/page/full/max/0/default.jpg"))

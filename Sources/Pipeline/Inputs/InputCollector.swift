@@ -1,4 +1,5 @@
 import Foundation
+import GlossGeometry
 
 #if canImport(Glibc)
 import Glibc
@@ -96,7 +97,7 @@ public enum InputCollector {
 
     /// A file name's bytes as text: ASCII as it is, every other byte as `\xHH`.
     private static func escaped(_ bytes: [UInt8]) -> String {
-        bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }
+        bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : "\\x" + HexText.format($0, digits: 2, uppercase: true) }
             .joined()
     }
 }
@@ -117,7 +118,6 @@ public func pageIdentifier(source: String, pageIndex: Int, pageCount: Int) -> St
         hash ^= UInt64(byte)
         hash = hash &* 0x100_0000_01b3
     }
-    let hex = String(hash >> 32, radix: 16)
     let suffix = pageCount > 1 ? "-p\(pageIndex + 1)" : ""
-    return (trimmed.isEmpty ? "page" : trimmed) + "-" + String(repeating: "0", count: 8 - hex.count) + hex + suffix
+    return (trimmed.isEmpty ? "page" : trimmed) + "-" + HexText.format(hash >> 32, digits: 8) + suffix
 }

@@ -1,3 +1,5 @@
+import GlossGeometry
+
 /// SHA-256 (FIPS 180-4), to recognise an input whose content a finished run has already read.
 ///
 /// Foundation on Linux has no digest API and no outside package can be fetched, so Gloss
@@ -53,10 +55,7 @@ struct SHA256 {
                 }
             }
         }
-        return state.map { word in
-            let digits = String(word, radix: 16)
-            return String(repeating: "0", count: 8 - digits.count) + digits
-        }.joined()
+        return state.map { HexText.format($0, digits: 8) }.joined()
     }
 
     @inline(__always)
