@@ -73,7 +73,7 @@ build() { # build SANITIZER
 # with timers on Swift's cooperative pool, two threads here. Under a sanitizer the CPU-bound
 # tests of the other suites, run in parallel, hold both threads for minutes and those bounds fail;
 # alone they pass in seconds. So they run apart, after the rest.
-TIMED='RemoteInputTests|SynchronousReadTests'
+TIMED='RemoteInputTests|SynchronousReadTests|FileStageTests'
 
 suite() { # suite SANITIZER --skip|--filter
     "$SWIFT" test $CONFIG --skip-build --sanitize="$1" --scratch-path "$SCRATCH/san-$1" "$2" "$TIMED"

@@ -100,7 +100,7 @@ extension Cascade {
             let element = error.path.isEmpty ? "(document)" : error.path.joined(separator: "/")
             throw CascadeError(file: source, element: element, reason: .malformedXML(error.message))
         }
-        var reader = CascadeReader(source: source)
+        let reader = CascadeReader(source: source)
         self = try reader.read(root)
     }
 
@@ -194,19 +194,59 @@ private struct CascadeReader {
         return child.textString.filter { !$0.isWhitespace }
     }
 
-    mutating func read(_ root: XMLNode) throws(CascadeError) -> Cascade {
+    /// The window, feature type and category count: what every feature and node is checked against.
+    struct Header {
+        var featureType: Cascade.FeatureType
+        var width: Int32
+        var height: Int32
+        var categories: Int32
+
+        var subsetWords: Int { (Int(categories) + 31) / 32 }
+        /// Numbers per internal node: left, right, feature, then a threshold or a category subset.
+        var nodeStep: Int { 3 + (categories > 0 ? subsetWords : 1) }
+    }
+
+    struct Features {
+        var haar: [Cascade.HaarFeature] = []
+        var lbp: [Cascade.LBPFeature] = []
+        var tilted = false
+        var count: Int { haar.count + lbp.count }
+    }
+
+    struct Trees {
+        var stages: [Cascade.Stage] = []
+        var weaks: [Cascade.Weak] = []
+        var nodes: [Cascade.Node] = []
+        var leaves: [Float] = []
+        var subsets: [UInt32] = []
+        var maxNodes = 0
+    }
+
+    func read(_ root: XMLNode) throws(CascadeError) -> Cascade {
         guard root.name == "opencv_storage" else {
             throw error(root.name, .unsupported("document element is <\(root.name)>, not <opencv_storage>"))
         }
         guard let top = root.children.first else { throw error(root.name, .missingElement("cascade")) }
         let base = root.name + "/" + top.name
+        let header = try readHeader(top, at: base)
+        // Features first, so that stages can check their indices.
+        let features = try readFeatures(top, header, at: base)
+        let trees = try readStages(top, header, featureCount: features.count, at: base)
+        return Cascade(
+            source: source, featureType: header.featureType,
+            windowSize: PixelSize(width: Int(header.width), height: Int(header.height)),
+            usesTiltedFeatures: features.tilted, maxNodesPerTree: trees.maxNodes,
+            stages: trees.stages, weaks: trees.weaks, nodes: trees.nodes, leaves: trees.leaves, subsets: trees.subsets,
+            haarFeatures: features.haar, lbpFeatures: features.lbp)
+    }
+
+    private func readHeader(_ top: XMLNode, at base: String) throws(CascadeError) -> Header {
         if top.child("stageType") == nil {
             if top.attributes["type_id"] == "opencv-haar-classifier" || top.child("size") != nil {
                 throw error(base, .unsupported("old-format Haar classifier (opencv-haar-classifier); convert it with opencv_traincascade"))
             }
             throw error(base, .missingElement("stageType"))
         }
-
         let stageType = try word(top, "stageType", at: base)
         guard stageType == "BOOST" else { throw error(base + "/stageType", .unsupported("stage type \(stageType)")) }
         let featureName = try word(top, "featureType", at: base)
@@ -229,131 +269,134 @@ private struct CascadeReader {
             throw error(base + "/featureParams/maxCatCount", .unsupported("LBP cascade with \(categories) categories (expected 256)"))
         default: break
         }
-        let subsetWords = (Int(categories) + 31) / 32
-        let nodeStep = 3 + (categories > 0 ? subsetWords : 1)
+        return Header(featureType: featureType, width: width, height: height, categories: categories)
+    }
 
-        // Features first, so that stages can check their indices.
+    private func readFeatures(_ top: XMLNode, _ header: Header, at base: String) throws(CascadeError) -> Features {
         let featuresPath = base + "/features"
         let featuresNode = try required(top, "features", at: base)
-        var haarFeatures: [Cascade.HaarFeature] = []
-        var lbpFeatures: [Cascade.LBPFeature] = []
-        var tilted = false
+        var features = Features()
         for (fi, f) in featuresNode.children.enumerated() {
             let path = featuresPath + "/_[\(fi)]"
-            switch featureType {
+            switch header.featureType {
             case .haar:
-                let rectsNode = try required(f, "rects", at: path)
-                guard (1...3).contains(rectsNode.children.count) else {
-                    throw error(path + "/rects", .invalidValue("\(rectsNode.children.count) rectangles (expected 1 to 3)"))
-                }
-                let isTilted = try f.child("tilted").map { (t) throws(CascadeError) -> Bool in
-                    let v = try numbers(t, at: path + "/tilted")
-                    guard v.count == 1 else { throw error(path + "/tilted", .invalidValue("expected 0 or 1")) }
-                    return v[0] != 0
-                } ?? false
-                var rects: [Cascade.HaarRect] = []
-                for (ri, r) in rectsNode.children.enumerated() {
-                    let rpath = path + "/rects/_[\(ri)]"
-                    let v = try numbers(r, at: rpath)
-                    guard v.count == 5 else { throw error(rpath, .invalidValue("expected x y w h weight, found \(v.count) numbers")) }
-                    let rect = Cascade.HaarRect(
-                        x: try integer(v[0], at: rpath), y: try integer(v[1], at: rpath),
-                        width: try integer(v[2], at: rpath), height: try integer(v[3], at: rpath),
-                        weight: Float(v[4]))
-                    // In Int: 32-bit values from the file must not overflow while being checked.
-                    let (x, y, w, h) = (Int(rect.x), Int(rect.y), Int(rect.width), Int(rect.height))
-                    let inside: Bool
-                    if isTilted {
-                        inside = w >= 0 && h >= 0 && y >= 0 && x - h >= 0
-                            && x + w <= Int(width) && y + w + h <= Int(height)
-                    } else {
-                        inside = w >= 0 && h >= 0 && x >= 0 && y >= 0
-                            && x + w <= Int(width) && y + h <= Int(height)
-                    }
-                    guard inside else { throw error(rpath, .invalidValue("rectangle outside the \(width)x\(height) window")) }
-                    rects.append(rect)
-                }
-                tilted = tilted || isTilted
-                haarFeatures.append(Cascade.HaarFeature(rects: rects, tilted: isTilted))
+                let feature = try readHaarFeature(f, header, at: path)
+                features.tilted = features.tilted || feature.tilted
+                features.haar.append(feature)
             case .lbp:
-                let rpath = path + "/rect"
-                let v = try numbers(try required(f, "rect", at: path), at: rpath)
-                guard v.count == 4 else { throw error(rpath, .invalidValue("expected x y w h, found \(v.count) numbers")) }
-                let cell = Cascade.LBPFeature(x: try integer(v[0], at: rpath), y: try integer(v[1], at: rpath),
-                                              width: try integer(v[2], at: rpath), height: try integer(v[3], at: rpath))
-                guard cell.x >= 0, cell.y >= 0, cell.width > 0, cell.height > 0,
-                      Int(cell.x) + 3 * Int(cell.width) <= Int(width), Int(cell.y) + 3 * Int(cell.height) <= Int(height) else {
-                    throw error(rpath, .invalidValue("cell grid outside the \(width)x\(height) window"))
-                }
-                lbpFeatures.append(cell)
+                features.lbp.append(try readLBPFeature(f, header, at: path))
             }
         }
-        let featureCount = featureType == .haar ? haarFeatures.count : lbpFeatures.count
-        guard featureCount > 0 else { throw error(featuresPath, .missingElement("_")) }
+        guard features.count > 0 else { throw error(featuresPath, .missingElement("_")) }
+        return features
+    }
 
-        // Stages and their weak classifiers.
+    private func readHaarFeature(_ f: XMLNode, _ header: Header, at path: String) throws(CascadeError) -> Cascade.HaarFeature {
+        let (width, height) = (Int(header.width), Int(header.height))
+        let rectsNode = try required(f, "rects", at: path)
+        guard (1...3).contains(rectsNode.children.count) else {
+            throw error(path + "/rects", .invalidValue("\(rectsNode.children.count) rectangles (expected 1 to 3)"))
+        }
+        let isTilted = try f.child("tilted").map { (t) throws(CascadeError) -> Bool in
+            let v = try numbers(t, at: path + "/tilted")
+            guard v.count == 1 else { throw error(path + "/tilted", .invalidValue("expected 0 or 1")) }
+            return v[0] != 0
+        } ?? false
+        var rects: [Cascade.HaarRect] = []
+        for (ri, r) in rectsNode.children.enumerated() {
+            let rpath = path + "/rects/_[\(ri)]"
+            let v = try numbers(r, at: rpath)
+            guard v.count == 5 else { throw error(rpath, .invalidValue("expected x y w h weight, found \(v.count) numbers")) }
+            let rect = Cascade.HaarRect(
+                x: try integer(v[0], at: rpath), y: try integer(v[1], at: rpath),
+                width: try integer(v[2], at: rpath), height: try integer(v[3], at: rpath),
+                weight: Float(v[4]))
+            // In Int: 32-bit values from the file must not overflow while being checked.
+            let (x, y, w, h) = (Int(rect.x), Int(rect.y), Int(rect.width), Int(rect.height))
+            let inside: Bool
+            if isTilted {
+                inside = w >= 0 && h >= 0 && y >= 0 && x - h >= 0 && x + w <= width && y + w + h <= height
+            } else {
+                inside = w >= 0 && h >= 0 && x >= 0 && y >= 0 && x + w <= width && y + h <= height
+            }
+            guard inside else { throw error(rpath, .invalidValue("rectangle outside the \(width)x\(height) window")) }
+            rects.append(rect)
+        }
+        return Cascade.HaarFeature(rects: rects, tilted: isTilted)
+    }
+
+    private func readLBPFeature(_ f: XMLNode, _ header: Header, at path: String) throws(CascadeError) -> Cascade.LBPFeature {
+        let rpath = path + "/rect"
+        let v = try numbers(try required(f, "rect", at: path), at: rpath)
+        guard v.count == 4 else { throw error(rpath, .invalidValue("expected x y w h, found \(v.count) numbers")) }
+        let cell = Cascade.LBPFeature(x: try integer(v[0], at: rpath), y: try integer(v[1], at: rpath),
+                                      width: try integer(v[2], at: rpath), height: try integer(v[3], at: rpath))
+        guard cell.x >= 0, cell.y >= 0, cell.width > 0, cell.height > 0,
+              Int(cell.x) + 3 * Int(cell.width) <= Int(header.width),
+              Int(cell.y) + 3 * Int(cell.height) <= Int(header.height) else {
+            throw error(rpath, .invalidValue("cell grid outside the \(header.width)x\(header.height) window"))
+        }
+        return cell
+    }
+
+    /// Stages and their weak classifiers: trees of nodes, flattened into shared arrays.
+    private func readStages(_ top: XMLNode, _ header: Header, featureCount: Int, at base: String) throws(CascadeError) -> Trees {
         let stagesPath = base + "/stages"
         let stagesNode = try required(top, "stages", at: base)
         guard !stagesNode.children.isEmpty else { throw error(stagesPath, .missingElement("_")) }
-        var stages: [Cascade.Stage] = []
-        var weaks: [Cascade.Weak] = []
-        var nodes: [Cascade.Node] = []
-        var leaves: [Float] = []
-        var subsets: [UInt32] = []
-        var maxNodes = 0
+        var trees = Trees()
         for (si, s) in stagesNode.children.enumerated() {
             let spath = stagesPath + "/_[\(si)]"
             let threshold = Float(try scalar(s, "stageThreshold", at: spath)) - Float(1e-5)
             let weakNode = try required(s, "weakClassifiers", at: spath)
             guard !weakNode.children.isEmpty else { throw error(spath + "/weakClassifiers", .missingElement("_")) }
-            stages.append(Cascade.Stage(firstWeak: weaks.count, weakCount: weakNode.children.count, threshold: threshold))
+            trees.stages.append(Cascade.Stage(firstWeak: trees.weaks.count, weakCount: weakNode.children.count, threshold: threshold))
             for (wi, w) in weakNode.children.enumerated() {
-                let wpath = spath + "/weakClassifiers/_[\(wi)]"
-                let npath = wpath + "/internalNodes"
-                let lpath = wpath + "/leafValues"
-                let raw = try numbers(try required(w, "internalNodes", at: wpath), at: npath)
-                let leafValues = try numbers(try required(w, "leafValues", at: wpath), at: lpath)
-                guard !raw.isEmpty, raw.count % nodeStep == 0 else {
-                    throw error(npath, .invalidValue("\(raw.count) numbers is not a multiple of \(nodeStep)"))
-                }
-                let nodeCount = raw.count / nodeStep
-                guard leafValues.count == nodeCount + 1 else {
-                    throw error(lpath, .invalidValue("\(leafValues.count) leaves for \(nodeCount) nodes"))
-                }
-                weaks.append(Cascade.Weak(firstNode: nodes.count, nodeCount: nodeCount, firstLeaf: leaves.count))
-                maxNodes = max(maxNodes, nodeCount)
-                for n in 0..<nodeCount {
-                    let k = n * nodeStep
-                    let left = try integer(raw[k], at: npath), right = try integer(raw[k + 1], at: npath)
-                    let feature = try integer(raw[k + 2], at: npath)
-                    guard feature >= 0, Int(feature) < featureCount else {
-                        throw error(npath, .invalidValue("feature index \(feature) of \(featureCount)"))
-                    }
-                    for child in [left, right] {
-                        // A child node must come later in the tree (no cycles); a leaf must exist.
-                        let ok = child > 0 ? (Int(child) > n && Int(child) < nodeCount) : (-Int(child) <= nodeCount)
-                        guard ok else { throw error(npath, .invalidValue("child \(child) of node \(n) in a tree of \(nodeCount)")) }
-                    }
-                    var threshold: Float = 0
-                    if categories > 0 {
-                        for j in 0..<subsetWords {
-                            subsets.append(UInt32(bitPattern: try integer(raw[k + 3 + j], at: npath)))
-                        }
-                    } else {
-                        threshold = Float(raw[k + 3])
-                    }
-                    nodes.append(Cascade.Node(feature: feature, threshold: threshold, left: left, right: right))
-                }
-                leaves.append(contentsOf: leafValues.map { Float($0) })
+                try readTree(w, header, featureCount: featureCount, into: &trees, at: spath + "/weakClassifiers/_[\(wi)]")
             }
         }
+        return trees
+    }
 
-        return Cascade(
-            source: source, featureType: featureType,
-            windowSize: PixelSize(width: Int(width), height: Int(height)),
-            usesTiltedFeatures: tilted, maxNodesPerTree: maxNodes,
-            stages: stages, weaks: weaks, nodes: nodes, leaves: leaves, subsets: subsets,
-            haarFeatures: haarFeatures, lbpFeatures: lbpFeatures)
+    private func readTree(_ w: XMLNode, _ header: Header, featureCount: Int, into trees: inout Trees,
+                          at wpath: String) throws(CascadeError) {
+        let npath = wpath + "/internalNodes"
+        let lpath = wpath + "/leafValues"
+        let nodeStep = header.nodeStep
+        let raw = try numbers(try required(w, "internalNodes", at: wpath), at: npath)
+        let leafValues = try numbers(try required(w, "leafValues", at: wpath), at: lpath)
+        guard !raw.isEmpty, raw.count % nodeStep == 0 else {
+            throw error(npath, .invalidValue("\(raw.count) numbers is not a multiple of \(nodeStep)"))
+        }
+        let nodeCount = raw.count / nodeStep
+        guard leafValues.count == nodeCount + 1 else {
+            throw error(lpath, .invalidValue("\(leafValues.count) leaves for \(nodeCount) nodes"))
+        }
+        trees.weaks.append(Cascade.Weak(firstNode: trees.nodes.count, nodeCount: nodeCount, firstLeaf: trees.leaves.count))
+        trees.maxNodes = max(trees.maxNodes, nodeCount)
+        for n in 0..<nodeCount {
+            let k = n * nodeStep
+            let left = try integer(raw[k], at: npath), right = try integer(raw[k + 1], at: npath)
+            let feature = try integer(raw[k + 2], at: npath)
+            guard feature >= 0, Int(feature) < featureCount else {
+                throw error(npath, .invalidValue("feature index \(feature) of \(featureCount)"))
+            }
+            for child in [left, right] {
+                // A child node must come later in the tree (no cycles); a leaf must exist.
+                let ok = child > 0 ? (Int(child) > n && Int(child) < nodeCount) : (-Int(child) <= nodeCount)
+                guard ok else { throw error(npath, .invalidValue("child \(child) of node \(n) in a tree of \(nodeCount)")) }
+            }
+            var threshold: Float = 0
+            if header.categories > 0 {
+                for j in 0..<header.subsetWords {
+                    trees.subsets.append(UInt32(bitPattern: try integer(raw[k + 3 + j], at: npath)))
+                }
+            } else {
+                threshold = Float(raw[k + 3])
+            }
+            trees.nodes.append(Cascade.Node(feature: feature, threshold: threshold, left: left, right: right))
+        }
+        trees.leaves.append(contentsOf: leafValues.map { Float($0) })
     }
 }
 

@@ -121,6 +121,7 @@ struct FileStageTests {
             let page = try #require(manifest.pages.first)
             #expect(page.status == .cancelled, "\(page)")
             #expect(page.error?.contains("cancelled (fetch)") == true, "\(page.error ?? "")")
+            #expect(page.inputHash == nil, "bytes never read are never hashed, so no later run can match them")
         }
     }
 
@@ -137,6 +138,7 @@ struct FileStageTests {
             #expect(ContinuousClock.now - started < .seconds(30))
             #expect(manifest.pages.map(\.status) == [.timedOut, .ok])
             #expect(manifest.pages[0].error?.contains("timed out after 1 s") == true, "\(manifest.pages[0].error ?? "")")
+            #expect(manifest.pages[0].inputHash == nil)
         }
     }
 

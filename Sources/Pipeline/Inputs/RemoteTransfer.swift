@@ -22,7 +22,6 @@ final class RemoteTransfer: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var continuation: CheckedContinuation<[UInt8], any Error>?
         var task: URLSessionDataTask?
-        var timers: [Task<Void, Never>] = []
         var body: [UInt8] = []
         var responded = false
         /// Set once; a result that arrives before the request starts waits here.
@@ -41,29 +40,44 @@ final class RemoteTransfer: NSObject, URLSessionDataDelegate, Sendable {
         self.limit = limit
     }
 
+    /// The body, or why there is none. The transfer and its two timers are children of one task
+    /// group: whichever ends the transfer first wins, and the others are cancelled with it.
     func run(
         connectTimeout: Duration, deadline: ContinuousClock.Instant, totalTimeout: Duration
     ) async throws -> [UInt8] {
+        try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask { try await self.transfer(deadline: deadline) }
+            group.addTask {
+                try await Task.sleep(for: connectTimeout)
+                self.connectTimerFired(after: connectTimeout)
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(until: deadline)
+                self.finish(.failure(Failure(cause: .timedOut(after: totalTimeout))))
+                return nil
+            }
+            // A timer that fires ends the transfer, whose child then returns or throws.
+            while let outcome = try await group.next() {
+                if let body = outcome {
+                    group.cancelAll()
+                    return body
+                }
+            }
+            preconditionFailure("the transfer's child always ends with a body or an error")
+        }
+    }
+
+    /// Starts the request and waits for `finish`.
+    private func transfer(deadline: ContinuousClock.Instant) async throws -> [UInt8] {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let timers = [
-                    Task { [weak self] in
-                        guard (try? await Task.sleep(for: connectTimeout)) != nil else { return }
-                        self?.connectTimerFired(after: connectTimeout)
-                    },
-                    Task { [weak self] in
-                        guard (try? await Task.sleep(until: deadline)) != nil else { return }
-                        self?.finish(.failure(Failure(cause: .timedOut(after: totalTimeout))))
-                    },
-                ]
                 let early = state.withLock { state -> Result<[UInt8], any Error>? in
                     if let finished = state.finished { return finished }
                     state.continuation = continuation
-                    state.timers = timers
                     return nil
                 }
                 if let early {
-                    for timer in timers { timer.cancel() }
                     continuation.resume(with: early)
                     return
                 }
@@ -115,15 +129,14 @@ final class RemoteTransfer: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func finish(_ result: Result<[UInt8], any Error>) {
-        let taken = state.withLock { state -> (CheckedContinuation<[UInt8], any Error>?, URLSessionDataTask?, [Task<Void, Never>])? in
+        let taken = state.withLock { state -> (CheckedContinuation<[UInt8], any Error>?, URLSessionDataTask?)? in
             guard state.finished == nil else { return nil }
             state.finished = result
             state.body = []
-            defer { state.continuation = nil; state.task = nil; state.timers = [] }
-            return (state.continuation, state.task, state.timers)
+            defer { state.continuation = nil; state.task = nil }
+            return (state.continuation, state.task)
         }
-        guard let (continuation, task, timers) = taken else { return }
-        for timer in timers { timer.cancel() }
+        guard let (continuation, task) = taken else { return }
         continuation?.resume(with: result)
         if case .failure = result, let task {
             control.async { task.cancel() }
