@@ -85,6 +85,7 @@ actor BatchRecorder {
     /// one: stored again if the database lacks it (a run killed between the two, or a folder
     /// from before the database).
     func skip(_ entry: ManifestEntry, report: PageReport?, position: Int) {
+        // A lookup that fails stores the page again: recording replaces, so that is always safe.
         if let report, (try? database.contains(page: entry.id)) != true {
             store(entry, report: report, position: position)
         }

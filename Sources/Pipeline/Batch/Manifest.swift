@@ -75,6 +75,8 @@ struct EarlierRun: Sendable {
     private var entries: [PageKey: ManifestEntry] = [:]
 
     init(layout: OutputLayout) {
+        // A manifest that does not read (another program's file, a newer Gloss) finishes
+        // nothing: its pages are read again, which costs time and loses nothing.
         if let data = FileManager.default.contents(atPath: layout.manifestPath),
            let manifest = try? JSONDecoder().decode(BatchManifest.self, from: data) {
             for entry in manifest.pages { entries[entry.key] = entry }

@@ -67,6 +67,7 @@ extension AnnotationSettings {
         let formats = self.formats.map(\.rawValue).sorted().joined(separator: ",")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        // Plain values and strings: encoding them cannot fail, and the formats are in the suffix.
         let bytes = (try? encoder.encode(settings)).map { Array($0) } ?? []
         return String(SHA256.hex(of: bytes + Array((formats + glossVersion).utf8)).prefix(16))
     }
