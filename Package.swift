@@ -11,8 +11,8 @@ let package = Package(
         .library(
             name: "Gloss",
             targets: [
-                "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection",
-                "GlossPipeline", "GlossReports", "GlossIndex",
+                "GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork", "GlossTextRecognition",
+                "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -49,6 +49,9 @@ let package = Package(
         .target(
             name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG"],
             path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossNeuralNetwork", path: "Sources/NeuralNetwork", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "CTesseract"],
@@ -113,6 +116,7 @@ let package = Package(
             name: "GlossTestSupport", path: "Tests/Support", exclude: ["http_test_server.py"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
+        .testTarget(name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork"], swiftSettings: swiftSettings),
         .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TextRecognitionTests", dependencies: ["GlossContract", "GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
