@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FaceDetectionTests", dependencies: ["GlossContract", "GlossFaceDetection", "GlossImaging"],
-            swiftSettings: swiftSettings
+            exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReportsTests",
