@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FaceDetectionTests", dependencies: ["GlossContract", "GlossFaceDetection", "GlossImaging"],
-            swiftSettings: swiftSettings
+            exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReportsTests",
