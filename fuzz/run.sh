@@ -13,7 +13,7 @@
 # fuzz/corpus/<target>/ (both gitignored); the committed seeds are fuzz/seeds/<target>/.
 # The exit status is 1 if any target found something.
 #
-# Build: the modules Geometry, Contract, Imaging and FaceDetection are compiled straight from Sources/
+# Build: the modules Geometry, Contract, Imaging, NeuralNetwork and FaceDetection are compiled straight from Sources/
 # with swiftc, instrumented for libFuzzer (coverage) and AddressSanitizer, into FUZZ_BUILD
 # (default /tmp/fuzz-build, never .build); the drivers in fuzz/targets/ link them with
 # libFuzzer's main. Rebuilt only when something changed.
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || targets=(cascade exif image)
 
-MODULES=(Geometry:GlossGeometry Contract:GlossContract Imaging:GlossImaging FaceDetection:GlossFaceDetection)
+MODULES=(Geometry:GlossGeometry Contract:GlossContract Imaging:GlossImaging NeuralNetwork:GlossNeuralNetwork FaceDetection:GlossFaceDetection)
 
 # The C modules (Sources/C*/module.modulemap) these modules import, and what they link.
 FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -I "$BUILD")

@@ -43,6 +43,11 @@ public struct Face: Hashable, Sendable {
     public var mouth: Landmark?
     /// True when the smile cascade fired in the lower part of the face.
     public var hasSmile: Bool
+    /// The tip of the nose, and the corners of the mouth on the image's left and right: what a
+    /// CNN detector places and a cascade does not (nil then).
+    public var nose: Landmark?
+    public var mouthLeft: Landmark?
+    public var mouthRight: Landmark?
 
     public init(box: NormalizedRect, confidence: Double, neighbors: Int, stageMargin: Double,
                 leftEye: Landmark?, rightEye: Landmark?, mouth: Landmark?, hasSmile: Bool) {

@@ -26,6 +26,10 @@ public struct FaceReport: Codable, Sendable, Equatable {
     public var rightEye: Landmark?
     public var mouth: Landmark?
     public var hasSmile: Bool
+    /// Added with the CNN detector; null for cascade faces and absent from older reports.
+    public var nose: Landmark?
+    public var mouthLeft: Landmark?
+    public var mouthRight: Landmark?
 
     public init(box: PixelRect, confidence: Double, neighbors: Int, leftEye: Landmark? = nil,
                 rightEye: Landmark? = nil, mouth: Landmark? = nil, hasSmile: Bool = false) {
@@ -50,10 +54,27 @@ public struct FaceReport: Codable, Sendable, Equatable {
         self.init(box: PixelRect(face.box, in: size), confidence: (face.confidence * 1000).rounded() / 1000,
                   neighbors: face.neighbors, leftEye: landmark(face.leftEye), rightEye: landmark(face.rightEye),
                   mouth: landmark(face.mouth), hasSmile: face.hasSmile)
+        nose = landmark(face.nose)
+        mouthLeft = landmark(face.mouthLeft)
+        mouthRight = landmark(face.mouthRight)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case box, confidence, neighbors, leftEye, rightEye, mouth, hasSmile
+        case box, confidence, neighbors, leftEye, rightEye, mouth, hasSmile, nose, mouthLeft, mouthRight
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        box = try container.decode(PixelRect.self, forKey: .box)
+        confidence = try container.decode(Double.self, forKey: .confidence)
+        neighbors = try container.decode(Int.self, forKey: .neighbors)
+        leftEye = try container.decodeIfPresent(Landmark.self, forKey: .leftEye)
+        rightEye = try container.decodeIfPresent(Landmark.self, forKey: .rightEye)
+        mouth = try container.decodeIfPresent(Landmark.self, forKey: .mouth)
+        hasSmile = try container.decode(Bool.self, forKey: .hasSmile)
+        nose = try container.decodeIfPresent(Landmark.self, forKey: .nose)
+        mouthLeft = try container.decodeIfPresent(Landmark.self, forKey: .mouthLeft)
+        mouthRight = try container.decodeIfPresent(Landmark.self, forKey: .mouthRight)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -62,7 +83,8 @@ public struct FaceReport: Codable, Sendable, Equatable {
         try container.encode(confidence, forKey: .confidence)
         try container.encode(neighbors, forKey: .neighbors)
         // A landmark nobody placed is written as null, not left out.
-        for (key, landmark) in [(CodingKeys.leftEye, leftEye), (.rightEye, rightEye), (.mouth, mouth)] {
+        for (key, landmark) in [(CodingKeys.leftEye, leftEye), (.rightEye, rightEye), (.mouth, mouth), (.nose, nose),
+                                (.mouthLeft, mouthLeft), (.mouthRight, mouthRight)] {
             if let landmark { try container.encode(landmark, forKey: key) } else { try container.encodeNil(forKey: key) }
         }
         try container.encode(hasSmile, forKey: .hasSmile)

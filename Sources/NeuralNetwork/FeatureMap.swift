@@ -9,7 +9,7 @@ public struct FeatureMap: Sendable {
     public private(set) var height: Int
     public private(set) var width: Int
     /// `channels * height * width` values, plane after plane; may be longer than that.
-    public internal(set) var storage: [Float]
+    public var storage: [Float]
 
     public init(channels: Int, height: Int, width: Int) {
         precondition(channels >= 0 && height >= 0 && width >= 0)

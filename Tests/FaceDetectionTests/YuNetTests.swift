@@ -1,0 +1,109 @@
+import Foundation
+import GlossContract
+import GlossFaceDetection
+import GlossGeometry
+import GlossImaging
+import GlossModels
+import GlossNeuralNetwork
+import Testing
+
+/// The Swift YuNet against upstream's C++ on the same pixels (`Golden/yunet/README.md` says how
+/// the golden files were recorded), then on what it must and must not find.
+@Suite(.serialized)
+struct YuNetTests {
+    struct Golden: Decodable {
+        struct Box: Decodable { var x1: Float, y1: Float, x2: Float, y2: Float }
+        struct Detection: Decodable {
+            var score: Float
+            var box: Box
+            var landmarks: [Float]
+        }
+
+        var input: String
+        var width: Int
+        var height: Int
+        var detections: [Detection]
+        /// The ten best candidates before suppression: numbers to compare on pages with no face.
+        var top_priors: [Detection]
+    }
+
+    static let goldenFolder = Fixtures.root + "/Tests/FaceDetectionTests/Golden/yunet"
+    static let goldenFiles: [String] = (try? FileManager.default.contentsOfDirectory(atPath: goldenFolder))?
+        .filter { $0.hasSuffix(".json") }.sorted() ?? []
+
+    /// At upstream's own threshold, so the near misses are compared too.
+    static func detector() throws -> YuNetDetector {
+        var options = YuNetDetector.Options()
+        options.scoreThreshold = 0.2
+        return try YuNetDetector.bundled(options: options)
+    }
+
+    @Test func everyGoldenFileIsThere() {
+        #expect(Self.goldenFiles.count == 10, "\(Self.goldenFiles)")
+    }
+
+    @Test(arguments: goldenFiles)
+    func matchesTheReference(file: String) throws {
+        let golden = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: URL(fileURLWithPath: Self.goldenFolder + "/" + file)))
+        let image = try ImageFile(contentsOf: Fixtures.root + "/" + golden.input).decodePage().raster
+        #expect(image.width == golden.width && image.height == golden.height)
+        let found = try Self.detector().detections(in: image)
+        #expect(found.count == golden.detections.count, "\(found.map(\.score)) against \(golden.detections.map(\.score))")
+        for (mine, theirs) in zip(found, golden.detections) {
+            #expect(abs(mine.score - theirs.score) < 0.01, "score \(mine.score) against \(theirs.score)")
+            let corners = [(mine.x1, theirs.box.x1), (mine.y1, theirs.box.y1), (mine.x2, theirs.box.x2), (mine.y2, theirs.box.y2)]
+            for (a, b) in corners + zip(mine.landmarks, theirs.landmarks).map({ ($0, $1) }) {
+                #expect(abs(a - b) < 1, "\(file): \(a) against \(b)")
+            }
+        }
+        // Every candidate, unsuppressed: the best ten agree too, even far below any threshold.
+        var options = YuNetDetector.Options()
+        options.scoreThreshold = 0
+        options.overlapThreshold = 1
+        options.maximumFaces = 10
+        let candidates = try YuNetDetector.bundled(options: options).detections(in: image)
+        #expect(candidates.count == golden.top_priors.count)
+        for (mine, theirs) in zip(candidates, golden.top_priors) {
+            #expect(abs(mine.score - theirs.score) < 0.01 && abs(mine.x1 - theirs.box.x1) < 1 && abs(mine.y2 - theirs.box.y2) < 1,
+                    "\(file): \(mine) against \(theirs)")
+        }
+    }
+
+    @Test func findsTheAstronautWithHerLandmarksInPlace() throws {
+        let image = try Fixtures.raster("faces/astronaut.png")
+        let faces = try YuNetDetector.bundled().detect(in: image)
+        let face = try #require(faces.first)
+        #expect(faces.count == 1)
+        let box = PixelRect(face.box, in: image.size)
+        // The face in astronaut.png, as the cascade tests place it.
+        #expect((160...200).contains(box.x) && (55...80).contains(box.y) && (80...110).contains(box.width), "\(box)")
+        let left = PixelPoint(try #require(face.leftEye).position, in: image.size)
+        let right = PixelPoint(try #require(face.rightEye).position, in: image.size)
+        let nose = PixelPoint(try #require(face.nose).position, in: image.size)
+        let mouth = PixelPoint(try #require(face.mouth).position, in: image.size)
+        #expect(left.x < nose.x && nose.x < right.x, "the nose between the eyes")
+        #expect(left.y < nose.y && right.y < nose.y && nose.y < mouth.y, "eyes above the nose above the mouth")
+        #expect(face.leftEye?.source == .detected && face.mouth?.source == .detected)
+        #expect(face.confidence > 0.8 && face.confidence <= 1)
+    }
+
+    @Test(arguments: ["text/sans.png", "text/serif.png", "text/mono.png", "scans/page.png", "formats/page.webp"])
+    func findsNoFaceOnADocument(fixture: String) throws {
+        let image = try Fixtures.raster(fixture).downsampled(toFit: 640)
+        #expect(try YuNetDetector.bundled().detect(in: image).isEmpty)
+    }
+
+    @Test func aCorruptModelIsOneClearError() throws {
+        var bytes = Models.yunet
+        bytes[20] ^= 0xFF
+        #expect(throws: ModelError.self) { _ = try YuNetDetector(model: try ModelFile(bytes: bytes, path: "bad.bin"), path: "bad.bin") }
+        #expect(throws: ModelError.self) { _ = try ModelFile(bytes: Array(Models.yunet.dropLast(4)), path: "short.bin") }
+        #expect(throws: ModelError.self) { _ = try ModelFile(bytes: Array("GLOSSNN2".utf8) + Models.yunet.dropFirst(8), path: "v.bin") }
+        do {
+            _ = try ModelFile(contentsOf: "/nonexistent/yunet.bin")
+            Issue.record("a missing model was read")
+        } catch {
+            #expect(error.description.hasPrefix("/nonexistent/yunet.bin: model: cannot be read"))
+        }
+    }
+}

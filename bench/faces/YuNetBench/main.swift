@@ -1,0 +1,49 @@
+// Benchmark driver for Gloss's YuNet: reads images Gloss can decode (PNG, PPM...), runs the
+// detector on each as it is (callers resize), and prints one JSON line per image with the wall
+// time of every run and the faces of the first.
+//
+//   YuNetBench [--threshold 0.7] [--repeat 11] IMAGE...
+import GlossFaceDetection
+import GlossModels
+import GlossGeometry
+import GlossImaging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func milliseconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
+}
+
+var options = YuNetDetector.Options()
+var repeats = 11
+var images: [String] = []
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--threshold": options.scoreThreshold = Double(arguments.next() ?? "") ?? options.scoreThreshold
+    case "--repeat": repeats = max(1, Int(arguments.next() ?? "") ?? repeats)
+    default: images.append(argument)
+    }
+}
+
+let detector = try YuNetDetector.bundled(options: options)
+for path in images {
+    let image = try ImageFile(contentsOf: path).decodePage().raster
+    var times: [Double] = []
+    var faces: [YuNetDetector.Detection] = []
+    _ = try detector.detections(in: image)  // untimed: the first run sizes the activations
+    for _ in 0..<repeats {
+        let start = milliseconds()
+        faces = try detector.detections(in: image)
+        times.append(milliseconds() - start)
+    }
+    func number(_ value: Float) -> String { DecimalText.format(Double(value), maximumFractionDigits: 3) }
+    let listed = faces.map { face in
+        "[" + ([face.x1, face.y1, face.x2, face.y2, face.score] + face.landmarks).map(number).joined(separator: ",") + "]"
+    }
+    let ms = times.map { DecimalText.format($0, maximumFractionDigits: 3) }.joined(separator: ",")
+    print("{\"image\":\"\(path)\",\"width\":\(image.width),\"height\":\(image.height),\"ms\":[\(ms)],\"faces\":[\(listed.joined(separator: ","))]}")
+}
