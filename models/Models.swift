@@ -34,10 +34,21 @@ public enum Models {
 extension YuNetDetector {
     /// The detector with the weights compiled into Gloss.
     public static func bundled(options: Options = Options()) throws(ModelError) -> YuNetDetector {
-        let name = "models/yunet/yunet.bin (built in)"
+        try loaded(from: nil, options: options)
+    }
+
+    /// The detector with the weights of the model file at `path`, or the built-in ones when nil.
+    public static func loaded(from path: String?, options: Options = Options()) throws(ModelError) -> YuNetDetector {
+        let name = path ?? "models/yunet/yunet.bin (built in)"
         guard Models.supportsNeuralNetwork else {
             throw ModelError(path: name, reason: "this processor lacks AVX2 and FMA, which Gloss's CNN is built for; use --faces cascade")
         }
-        return try YuNetDetector(model: try ModelFile(bytes: Models.yunet, path: name), path: name, options: options)
+        let model: ModelFile
+        if let path {
+            model = try ModelFile(contentsOf: path)
+        } else {
+            model = try ModelFile(bytes: Models.yunet, path: name)
+        }
+        return try YuNetDetector(model: model, path: name, options: options)
     }
 }

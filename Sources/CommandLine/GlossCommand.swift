@@ -67,6 +67,29 @@ public enum GlossCommand {
         .flag("help", short: "h", "show this help"),
     ]
 
+    static let faceOptions: [OptionSpec] = [
+        .option("faces", value: "DETECTOR", "how faces are found: cnn (YuNet, the default), cascade (OpenCV's Haar) or none"),
+        .flag("no-faces", "the same as --faces none"),
+        .option("face-size", value: "PIXELS", "longest side of the copy scanned for faces (default: 640 for cnn, 1024 for cascade)"),
+        .option("face-model", value: "FILE", "a YuNet model in Gloss's format instead of the built-in one (models/yunet)"),
+    ]
+
+    /// `--faces`, `--no-faces` and `--face-size`.
+    static func applyFaceOptions(_ arguments: ParsedArguments, to settings: inout AnnotationSettings) throws {
+        switch arguments.value("faces") {
+        case nil: break
+        case "none": settings.detectFaces = false
+        case let name?:
+            guard let kind = FaceDetectorKind(rawValue: name) else {
+                throw UsageError("--faces takes cnn, cascade or none, not '\(name)'")
+            }
+            settings.faceDetector = kind
+        }
+        if arguments.has("no-faces") { settings.detectFaces = false }
+        settings.faceDimension = try arguments.integer("face-size", in: 64...16384) ?? settings.faceDimension
+        settings.faceModelPath = arguments.value("face-model") ?? settings.faceModelPath
+    }
+
     static func settings(from arguments: ParsedArguments) throws -> AnnotationSettings {
         var settings = AnnotationSettings()
         if let languages = arguments.value("lang") {
@@ -86,8 +109,7 @@ public enum GlossCommand {
     static let annotateOptions: [OptionSpec] = [
         .option("output", short: "o", value: "DIR", "where to write the report (required)"),
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
-        .flag("no-faces", "skip face detection"),
-        .option("face-size", value: "PIXELS", "longest side of the copy scanned for faces (default: 1024; smaller is faster)"),
+    ] + faceOptions + [
         .option("format", short: "f", value: "LIST",
                 "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json)"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
@@ -117,8 +139,7 @@ public enum GlossCommand {
         guard !inputs.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
         let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = try settings(from: arguments)
-        settings.detectFaces = !arguments.has("no-faces")
-        settings.faceDimension = try arguments.integer("face-size", in: 64...16384) ?? settings.faceDimension
+        try applyFaceOptions(arguments, to: &settings)
         if let list = arguments.value("format") {
             do { settings.formats = try OutputFormat.parseList(list) } catch { throw UsageError("--format: \(error)") }
         }
@@ -179,7 +200,7 @@ public enum GlossCommand {
             words, usage: "gloss ocr IMAGE [options]",
             summary: "Prints the page JSON of one page: its text, words and lines with boxes in pixels.",
             options: pageOptions + recognitionOptions
-        ) { settings in
+        ) { settings, _ in
             settings.detectFaces = false
         }
     }
@@ -187,20 +208,24 @@ public enum GlossCommand {
     static func faces(_ words: ArraySlice<String>) async throws -> Int32 {
         try await readOnePage(
             words, usage: "gloss faces IMAGE [options]",
-            summary: "Prints the page JSON of one page with its faces: boxes, eyes, mouth and smile, in pixels.",
+            summary: "Prints the page JSON of one page with its faces: boxes, eyes, nose, mouth and smile, in pixels.",
             options: pageOptions + [
+                .option("faces", value: "DETECTOR", "how faces are found: cnn (YuNet, the default) or cascade (OpenCV's Haar)"),
+                faceOptions[2], faceOptions[3],
                 .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
                 .flag("help", short: "h", "show this help"),
             ]
-        ) { settings in
+        ) { settings, arguments in
             settings.recognizeText = false
+            try applyFaceOptions(arguments, to: &settings)
+            guard settings.detectFaces else { throw UsageError("gloss faces needs a detector: --faces cnn or cascade") }
         }
     }
 
     /// The shared body of the one-page commands: parse, read the page, print its JSON.
     static func readOnePage(
         _ words: ArraySlice<String>, usage: String, summary: String, options: [OptionSpec],
-        adjust: (inout AnnotationSettings) -> Void
+        adjust: (inout AnnotationSettings, ParsedArguments) throws -> Void
     ) async throws -> Int32 {
         let arguments = try ParsedArguments(words, options: options)
         if arguments.has("help") {
@@ -212,7 +237,7 @@ public enum GlossCommand {
         }
         let page = try arguments.integer("page", in: 1...1_000_000) ?? 1
         var settings = try settings(from: arguments)
-        adjust(&settings)
+        try adjust(&settings, arguments)
         let report = try await Annotator(settings: settings, jobs: 1).read(file: path, pageIndex: page - 1)
         FileHandle.standardOutput.write(Data(try JSONOutput.encode(report) + [0x0A]))
         if let error = report.error { printError("gloss: \(error)") }

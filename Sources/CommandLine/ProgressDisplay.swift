@@ -26,6 +26,9 @@ final class ProgressDisplay {
             files = count
         case .pageStarted:
             break
+        case .analyzerUnavailable(let name, let reason):
+            clearLine()
+            printError("gloss: \(name) cannot run, so pages are read without it: \(reason)")
         case .pageSkipped(let entry):
             skipped += 1
             count(entry)

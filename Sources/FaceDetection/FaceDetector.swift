@@ -113,6 +113,12 @@ public struct FaceDetector: Sendable {
                     stageMargin: detection.stageMargin, leftEye: left, rightEye: right, mouth: mouth, hasSmile: smiling)
     }
 
+    /// Whether the smile cascade fires in the lower part of `box`, a face another detector found.
+    public func smiles(in image: Raster, within box: NormalizedRect) throws -> Bool {
+        let grey = image.grayscale()
+        return try findSmile(in: PixelRect(box, in: grey.size), grey: grey) != nil
+    }
+
     /// Eye centres (pixels of `grey`) found by the eye cascade in the upper half of `box`:
     /// the best-supported detection on each side of the face's midline.
     private func findEyes(in box: PixelRect, grey: Raster) throws -> (left: PixelPoint?, right: PixelPoint?) {

@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossPipeline
 import GlossReports
 import GlossTestSupport
 import Testing
@@ -40,5 +41,54 @@ struct FacesCommandTests {
         #expect(report.faces.isEmpty)
         let manifest = try String(contentsOfFile: scratch.path + "/gloss.json", encoding: .utf8)
         #expect(!manifest.contains("\"faces\" : 1"))
+    }
+
+    @Test func theCNNPlacesFiveLandmarksAndTheCascadeThreeWithTheSameContract() throws {
+        let cnn = try Gloss.run(["faces", Fixtures.path("faces/astronaut.png")])
+        let cascade = try Gloss.run(["faces", "--faces", "cascade", Fixtures.path("faces/astronaut.png")])
+        #expect(cnn.status == 0 && cascade.status == 0, "\(cnn.standardError)\(cascade.standardError)")
+        let byCNN = try #require(try JSONOutput.decode(PageReport.self, from: Array(cnn.standardOutput.utf8)).faces.first)
+        let byCascade = try #require(try JSONOutput.decode(PageReport.self, from: Array(cascade.standardOutput.utf8)).faces.first)
+        // The same face either way (IoU well above 0.5).
+        let a = byCNN.box, b = byCascade.box
+        let shared = max(0, min(a.maxX, b.maxX) - max(a.x, b.x)) * max(0, min(a.maxY, b.maxY) - max(a.y, b.y))
+        #expect(Double(shared) / Double(a.width * a.height + b.width * b.height - shared) > 0.5, "\(a) and \(b)")
+        let nose = try #require(byCNN.nose), left = try #require(byCNN.mouthLeft), right = try #require(byCNN.mouthRight)
+        #expect(nose.source == "detected" && left.x < nose.x && nose.x < right.x && nose.y < left.y)
+        let mouth = try #require(byCNN.mouth)
+        #expect(abs(mouth.x - (left.x + right.x) / 2) < 0.1, "the mouth is the corners' midpoint")
+        #expect(byCNN.confidence > 0.8, "the model's own score")
+        #expect(byCascade.nose == nil && byCascade.mouthLeft == nil)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(cascade.standardOutput.utf8)) as? [String: Any])
+        let face = try #require((json["faces"] as? [[String: Any]])?.first)
+        #expect(face["nose"] is NSNull, "new keys are there for every face, null when not placed")
+    }
+
+    @Test func aModelThatDoesNotLoadIsOneClearErrorAndTheTextIsStillRead() throws {
+        let scratch = try ScratchFolder()
+        let corrupt = scratch.path + "/corrupt.bin"
+        try Data("GLOSSNN1 but nothing more".utf8).write(to: URL(fileURLWithPath: corrupt))
+        for model in [corrupt, scratch.path + "/missing.bin"] {
+            let output = scratch.path + "/out-" + (model as NSString).lastPathComponent
+            let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "--face-model", model, "-o", output])
+            #expect(run.status == 0, "\(run.standardError)")
+            let lines = run.standardError.split(separator: "\n").filter { $0.contains(model) }
+            #expect(lines.count == 1 && lines[0].contains("faces cannot run"), "\(run.standardError)")
+            let manifest = try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/gloss.json"))))
+            #expect(manifest.pages.map(\.status) == [.ok] && manifest.pages[0].words == 46)
+            // Alone, the faces command has nothing else to do: it fails with the same reason.
+            let faces = try Gloss.run(["faces", "--face-model", model, Fixtures.path("faces/astronaut.png")])
+            #expect(faces.status == 1 && faces.standardError.contains(model))
+        }
+        // With the model mended, the pages read without faces are read again.
+        let folder = scratch.path + "/out-missing.bin"
+        func hash() throws -> String? {
+            try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/gloss.json"))))
+                .pages[0].settingsHash
+        }
+        let without = try hash()
+        let again = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", folder])
+        #expect(again.status == 0 && !again.standardError.contains("cannot run"))
+        #expect(try hash() != without, "read again, with faces")
     }
 }

@@ -18,6 +18,9 @@ public protocol Analyzer: Sendable {
     var name: String { get }
     /// The copy of the page the analyzer reads.
     var image: ImageRequest { get }
+    /// Whether a batch goes on without the analyzer when its engine cannot be built (a face
+    /// model that does not load), rather than stopping before its first page.
+    var isOptional: Bool { get }
 
     /// Builds the engine on the analyzer's lane, once per worker; throws when it cannot be
     /// built (a missing model), which stops the batch before any page is read.
@@ -26,6 +29,10 @@ public protocol Analyzer: Sendable {
     /// Analyzes one page on the lane. Long work polls `cancellation` (or `Task.isCancelled`)
     /// and throws `CancellationError` when it is raised.
     func analyze(_ image: AnalyzerImage, with engine: Engine, cancellation: CancellationFlag) throws -> PageFindings
+}
+
+extension Analyzer {
+    public var isOptional: Bool { false }
 }
 
 /// The copy of a page an analyzer asks for. Equal requests share one copy.

@@ -4,7 +4,13 @@ extension AnnotationSettings {
     var analyzers: [any Analyzer] {
         var list: [any Analyzer] = []
         if recognizeText { list.append(TextAnalyzer(options: recognition)) }
-        if detectFaces { list.append(FaceAnalyzer(dimension: faceDimension)) }
+        if detectFaces {
+            let dimension = faceDimension ?? faceDetector.defaultDimension
+            switch faceDetector {
+            case .cnn: list.append(CNNFaceAnalyzer(dimension: dimension, modelPath: faceModelPath))
+            case .cascade: list.append(CascadeFaceAnalyzer(dimension: dimension))
+            }
+        }
         return list
     }
 }

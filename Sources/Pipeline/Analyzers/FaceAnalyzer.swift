@@ -1,14 +1,68 @@
 import GlossContract
 import GlossFaceDetection
 import GlossImaging
+import GlossModels
 
-/// Faces through OpenCV's cascades on a small copy: faces need far fewer pixels than text.
-struct FaceAnalyzer: Analyzer {
-    /// The longest side of the copy scanned; the scan's cost grows with its pixel count.
+/// Which detector finds faces (`--faces`).
+public enum FaceDetectorKind: String, Sendable, Codable, Hashable, CaseIterable {
+    /// YuNet, a CNN: the default.
+    case cnn
+    /// OpenCV's Haar cascades, as Gloss had before the CNN.
+    case cascade
+
+    /// The longest side of the copy each scans unless `--face-size` says otherwise, measured
+    /// (README, "Faces"): the CNN's cost grows with the pixels it reads, the cascade's more so.
+    public var defaultDimension: Int {
+        switch self {
+        case .cnn: 640
+        case .cascade: 1024
+        }
+    }
+}
+
+/// Faces through YuNet on a small copy, with the smile cascade run inside each face's mouth
+/// region for `hasSmile`.
+struct CNNFaceAnalyzer: Analyzer {
+    let dimension: Int
+    /// A model file to load instead of the built-in one.
+    var modelPath: String?
+    var options = YuNetDetector.Options()
+
+    final class Engine {
+        let network: YuNetDetector
+        let smiles: FaceDetector
+
+        init(network: YuNetDetector, smiles: FaceDetector) {
+            self.network = network
+            self.smiles = smiles
+        }
+    }
+
+    var name: String { "faces" }
+    var image: ImageRequest { ImageRequest(longestSide: dimension) }
+    /// A model that cannot be loaded leaves the batch reading text.
+    var isOptional: Bool { true }
+
+    func makeEngine() throws -> Engine {
+        Engine(network: try YuNetDetector.loaded(from: modelPath, options: options), smiles: try FaceDetector.standard())
+    }
+
+    func analyze(_ image: AnalyzerImage, with engine: Engine, cancellation: CancellationFlag) throws -> PageFindings {
+        var faces = try engine.network.detect(in: image.raster)
+        for index in faces.indices {
+            faces[index].hasSmile = try engine.smiles.smiles(in: image.raster, within: faces[index].box)
+        }
+        return PageFindings(faces: faces)
+    }
+}
+
+/// Faces through OpenCV's cascades, then eyes, mouth and smile inside them.
+struct CascadeFaceAnalyzer: Analyzer {
     let dimension: Int
 
     var name: String { "faces" }
     var image: ImageRequest { ImageRequest(longestSide: dimension) }
+    var isOptional: Bool { true }
 
     func makeEngine() throws -> FaceDetector { try FaceDetector.standard() }
 

@@ -13,6 +13,8 @@ public enum BatchEvent: Sendable {
     case pageFinished(ManifestEntry)
     /// A page an earlier run into the same folder already finished with the same input and settings.
     case pageSkipped(ManifestEntry)
+    /// An optional analyzer (faces) whose engine could not be built: the batch runs without it.
+    case analyzerUnavailable(name: String, reason: String)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
@@ -66,13 +68,18 @@ public struct Annotator: Sendable {
         let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         let files = positions.map { collection[$0] }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
-        let settingsHash = fingerprint
+        let (graphs, unavailable) = try await startGraphs(count: min(jobs, max(1, files.count)))
+        for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
+            events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))
+        }
+        // Pages read without an analyzer are not the pages read with it: a later run with a
+        // working engine reads them again.
+        let settingsHash = fingerprint(without: Set(unavailable.keys))
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
                                          fileCount: files.count, events: events)
         let batch = BatchRun(layout: layout, earlier: force ? nil : EarlierRun(layout: layout), settingsHash: settingsHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
         events?.yield(.started(files: files.count))
-        let graphs = try await startGraphs(count: min(jobs, max(1, files.count)))
 
         let queue = FileQueue(count: files.count)
         await withTaskGroup(of: Void.self) { group in
@@ -89,8 +96,12 @@ public struct Annotator: Sendable {
     }
 
     /// Reads one page of one image and returns its report, writing nothing.
+    /// An analyzer asked for whose engine cannot be built is an error here: there is no batch
+    /// to go on with.
     public func read(file path: String, pageIndex: Int = 0) async throws -> PageReport {
-        try await startGraphs(count: 1)[0].read(path, pageIndex: pageIndex)
+        let (graphs, unavailable) = try await startGraphs(count: 1)
+        if let first = unavailable.min(by: { $0.key < $1.key }) { throw first.value }
+        return await graphs[0].read(path, pageIndex: pageIndex)
     }
 
     /// The synchronous form of `read(file:pageIndex:)`, for callers that are not `async` (a C
@@ -112,21 +123,28 @@ public struct Annotator: Sendable {
         return try outcome.take()
     }
 
-    /// Everything that decides a page's results: the settings and the added analyzers.
-    var fingerprint: String {
-        let names = additionalAnalyzers.map(\.name)
-        return names.isEmpty ? settings.fingerprint : String(SHA256.hex(of: Array((settings.fingerprint + "+" + names.joined(separator: ",")).utf8)).prefix(16))
+    /// Everything that decides a page's results: the settings, the added analyzers, and the
+    /// analyzers that could not run.
+    func fingerprint(without unavailable: Set<String> = []) -> String {
+        let added = additionalAnalyzers.map(\.name), missing = unavailable.sorted()
+        guard !added.isEmpty || !missing.isEmpty else { return settings.fingerprint }
+        let text = settings.fingerprint + "+" + added.joined(separator: ",") + "-" + missing.joined(separator: ",")
+        return String(SHA256.hex(of: Array(text.utf8)).prefix(16))
     }
 
-    /// One graph per worker, with its engines loaded, in parallel; throws if one cannot be loaded.
-    private func startGraphs(count: Int) async throws -> [PageGraph] {
+    /// One graph per worker, with its engines loaded, in parallel. Throws if a required engine
+    /// cannot be loaded; an optional one that cannot is left out of every worker, and named.
+    private func startGraphs(count: Int) async throws -> (graphs: [PageGraph], unavailable: [String: any Error]) {
         let analyzers = settings.analyzers + additionalAnalyzers
         let workers = (0..<count).map { Worker(number: $0, analyzers: analyzers) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let unavailable = try await withThrowingTaskGroup(of: [String: any Error].self) { group in
             for worker in workers { group.addTask { try await worker.start() } }
-            try await group.waitForAll()
+            return try await group.reduce(into: [String: any Error]()) { $0.merge($1) { first, _ in first } }
         }
-        return workers.map { PageGraph(worker: $0, settings: settings, fetching: fetching, pageTimeout: pageTimeout) }
+        let graphs = workers.map {
+            PageGraph(worker: $0.dropping(Set(unavailable.keys)), settings: settings, fetching: fetching, pageTimeout: pageTimeout)
+        }
+        return (graphs, unavailable)
     }
 }
 

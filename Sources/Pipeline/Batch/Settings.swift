@@ -15,9 +15,13 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var formats: Set<OutputFormat>
     public var recognizeText: Bool
     public var detectFaces: Bool
+    /// Which detector finds the faces.
+    public var faceDetector: FaceDetectorKind
     /// The longest side of the copy the face detector scans: faces need far fewer pixels than
-    /// text, and the scan's cost grows with the pixel count.
-    public var faceDimension: Int
+    /// text, and the scan's cost grows with the pixel count. Nil: the detector's own default.
+    public var faceDimension: Int?
+    /// A YuNet model to use instead of the one built in (`--face-model`), in Gloss's format.
+    public var faceModelPath: String?
 
     public init(
         recognition: RecognitionOptions = RecognitionOptions(),
@@ -26,7 +30,9 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
         formats: Set<OutputFormat> = OutputFormat.defaults,
         recognizeText: Bool = true,
         detectFaces: Bool = true,
-        faceDimension: Int = 1024
+        faceDetector: FaceDetectorKind = .cnn,
+        faceDimension: Int? = nil,
+        faceModelPath: String? = nil
     ) {
         self.recognition = recognition
         self.pixelLimit = pixelLimit
@@ -34,13 +40,30 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
         self.formats = formats
         self.recognizeText = recognizeText
         self.detectFaces = detectFaces
+        self.faceDetector = faceDetector
         self.faceDimension = faceDimension
+        self.faceModelPath = faceModelPath
     }
 }
 
 extension AnnotationSettings {
     private enum CodingKeys: String, CodingKey {
-        case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDimension
+        case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDetector, faceDimension
+        case faceModelPath
+    }
+
+    /// Settings recorded before the CNN detector existed were read with the cascade.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recognition = try container.decode(RecognitionOptions.self, forKey: .recognition)
+        pixelLimit = try container.decode(Int.self, forKey: .pixelLimit)
+        displayDimension = try container.decode(Int.self, forKey: .displayDimension)
+        formats = try container.decode(Set<OutputFormat>.self, forKey: .formats)
+        recognizeText = try container.decode(Bool.self, forKey: .recognizeText)
+        detectFaces = try container.decode(Bool.self, forKey: .detectFaces)
+        faceDetector = try container.decodeIfPresent(FaceDetectorKind.self, forKey: .faceDetector) ?? .cascade
+        faceDimension = try container.decodeIfPresent(Int.self, forKey: .faceDimension)
+        faceModelPath = try container.decodeIfPresent(String.self, forKey: .faceModelPath)
     }
 
     /// Written with the formats sorted: a set has no order of its own, and the same settings
@@ -53,7 +76,9 @@ extension AnnotationSettings {
         try container.encode(formats.sorted { $0.rawValue < $1.rawValue }, forKey: .formats)
         try container.encode(recognizeText, forKey: .recognizeText)
         try container.encode(detectFaces, forKey: .detectFaces)
+        try container.encode(faceDetector, forKey: .faceDetector)
         try container.encode(faceDimension, forKey: .faceDimension)
+        try container.encode(faceModelPath, forKey: .faceModelPath)
     }
 }
 

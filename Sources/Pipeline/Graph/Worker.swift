@@ -12,14 +12,36 @@ struct Worker: Sendable {
         self.analyzers = analyzers.map { AnalyzerLane($0, worker: number) }
     }
 
+    private init(image: Lane<Void>, analyzers: [AnalyzerLane]) {
+        self.image = image
+        self.analyzers = analyzers
+    }
+
+    /// This worker without the analyzers named.
+    func dropping(_ names: Set<String>) -> Worker {
+        Worker(image: image, analyzers: analyzers.filter { !names.contains($0.name) })
+    }
+
     /// The copies this worker's analyzers ask for, each once.
     var imageRequests: Set<ImageRequest> { Set(analyzers.map(\.image)) }
 
-    /// Builds every engine on its own thread, at once; throws when one cannot be built.
-    func start() async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for analyzer in analyzers { group.addTask { try await analyzer.start() } }
-            try await group.waitForAll()
+    /// Builds every engine on its own thread, at once. Throws when a required one cannot be
+    /// built; returns why each optional one could not.
+    func start() async throws -> [String: any Error] {
+        try await withThrowingTaskGroup(of: (String, (any Error)?).self) { group in
+            for analyzer in analyzers {
+                group.addTask {
+                    do {
+                        try await analyzer.start()
+                        return (analyzer.name, nil)
+                    } catch where analyzer.isOptional {
+                        return (analyzer.name, error)
+                    }
+                }
+            }
+            var unavailable: [String: any Error] = [:]
+            for try await (name, error) in group { if let error { unavailable[name] = error } }
+            return unavailable
         }
     }
 }
@@ -29,6 +51,7 @@ struct Worker: Sendable {
 struct AnalyzerLane: Sendable {
     let name: String
     let image: ImageRequest
+    let isOptional: Bool
     let start: @Sendable () async throws -> Void
     /// Runs the analyzer on the lane; Swift's cancellation of the calling task raises the flag
     /// the engine polls, so a blocking C call (Tesseract) stops too.
@@ -38,6 +61,7 @@ struct AnalyzerLane: Sendable {
         let lane = Lane(name: "gloss-\(analyzer.name)-\(number)") { try analyzer.makeEngine() }
         name = analyzer.name
         image = analyzer.image
+        isOptional = analyzer.isOptional
         start = { try await lane.start() }
         analyze = { image in
             let flag = CancellationFlag()
