@@ -87,6 +87,37 @@ struct YuNetTests {
         #expect(face.confidence > 0.8 && face.confidence <= 1)
     }
 
+    /// Hand-measured landmarks of astronaut.png (512 px): eye centres (205, 101) and (247, 103),
+    /// mouth centre (225, 145). The network sees the photo as it is, at 512 px.
+    @Test func placesTheLandmarksWhereAPersonDoes() throws {
+        let image = try Fixtures.raster("faces/astronaut.png")
+        let face = try #require(try YuNetDetector.bundled().detect(in: image).first)
+        for (landmark, x, y) in [(face.leftEye, 205.0, 101.0), (face.rightEye, 247.0, 103.0), (face.mouth, 225.0, 145.0)] {
+            let point = PixelPoint(try #require(landmark).position, in: image.size)
+            #expect(abs(point.x - x) <= 8 && abs(point.y - y) <= 8, "\(point) against (\(x), \(y))")
+        }
+    }
+
+    /// The group canvas at the size the pipeline scans (640 px): one face in each tile and none
+    /// on the shuttle beside them, which the cascade takes for a face.
+    @Test func findsEveryFaceOfTheGroupCanvasAndNothingElse() throws {
+        let image = try Fixtures.raster("faces/astronaut-trio.png")
+        let scanned = image.downsampled(toFit: 640)
+        let faces = try YuNetDetector.bundled().detect(in: scanned)
+        #expect(faces.count == 3)
+        let tiles = [PixelRect(x: 32, y: 32, width: 320, height: 320), PixelRect(x: 384, y: 64, width: 256, height: 256),
+                     PixelRect(x: 672, y: 96, width: 192, height: 192)]
+        for tile in tiles {
+            // The face of the astronaut fills about the middle third of her tile.
+            let found = faces.map { PixelRect($0.box, in: image.size) }.filter { box in
+                let centreX = box.x + box.width / 2, centreY = box.y + box.height / 2
+                return centreX > tile.x && centreX < tile.maxX && centreY > tile.y && centreY < tile.maxY
+                    && box.width > tile.width / 8 && box.width < tile.width / 2
+            }
+            #expect(found.count == 1, "\(tile): \(faces.map { PixelRect($0.box, in: image.size) })")
+        }
+    }
+
     @Test(arguments: ["text/sans.png", "text/serif.png", "text/mono.png", "scans/page.png", "formats/page.webp"])
     func findsNoFaceOnADocument(fixture: String) throws {
         let image = try Fixtures.raster(fixture).downsampled(toFit: 640)
