@@ -50,9 +50,14 @@ bench: build
 	bench/pipeline.sh
 	bench/memory.sh
 
+# The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
+# and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md).
+FACE_DATA ?= .build/face-data
 bench-faces:
 	$(SWIFT) build -c release --product FaceBench
+	$(SWIFT) build -c release --product YuNetBench
 	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
+	/usr/bin/python3 bench/faces/yunet.py --gloss "$(BIN)/YuNetBench" --data "$(FACE_DATA)"
 
 # libFuzzer over the cascade loader, the Exif reader and image decoding, 60 s each by default.
 FUZZ_SECONDS ?= 60

@@ -100,7 +100,9 @@ public struct PageView {
         let label = "face, confidence " + DecimalText.format(face.confidence)
         var shape = "<g class=\"face\" tabindex=\"-1\" aria-label=\"\(HTML(escaping: label))\">" + rect(face.box, class: "face-box").rendered
         let radius = number(max(2, Double(face.box.width) * 0.035))
-        for (name, landmark) in [("eye", face.leftEye), ("eye", face.rightEye), ("mouth", face.mouth)] {
+        let landmarks = [("eye", face.leftEye), ("eye", face.rightEye), ("mouth", face.mouth), ("nose", face.nose),
+                         ("mouth-corner", face.mouthLeft), ("mouth-corner", face.mouthRight)]
+        for (name, landmark) in landmarks {
             guard let landmark else { continue }
             let source = landmark.source == "detected" ? "detected" : "estimated"
             shape += "<circle class=\"landmark \(name) \(source)\" cx=\"\(number(landmark.x))\" cy=\"\(number(landmark.y))\" r=\"\(radius)\"/>"
