@@ -15,7 +15,7 @@ APT_PACKAGES = \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test test-sanitize bench bench-faces fuzz fixtures install uninstall clean
+.PHONY: setup build test test-sanitize bench bench-faces face-data fuzz fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -53,11 +53,15 @@ bench: build
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md).
 FACE_DATA ?= .build/face-data
+face-data:
+	sh bench/faces/data/make.sh $(if $(wildcard /work/.mirror),,--skip-git) --out "$(FACE_DATA)"
+
 bench-faces:
+	[ -f "$(FACE_DATA)/annotations.json" ] || $(MAKE) face-data
 	$(SWIFT) build -c release --product FaceBench
 	$(SWIFT) build -c release --product YuNetBench
 	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
-	/usr/bin/python3 bench/faces/yunet.py --gloss "$(BIN)/YuNetBench" --data "$(FACE_DATA)"
+	/usr/bin/python3 bench/faces/yunet.py --gloss "$(BIN)/YuNetBench" --cascade-bench "$(BIN)/FaceBench" --data "$(FACE_DATA)"
 
 # libFuzzer over the cascade loader, the Exif reader and image decoding, 60 s each by default.
 FUZZ_SECONDS ?= 60

@@ -2,7 +2,7 @@
 // detector on each as it is (callers resize), and prints one JSON line per image with the wall
 // time of every run and the faces of the first.
 //
-//   YuNetBench [--threshold 0.7] [--repeat 11] IMAGE...
+//   YuNetBench [--threshold 0.6] [--repeat 11] IMAGE...
 import GlossFaceDetection
 import GlossModels
 import GlossGeometry
