@@ -63,7 +63,7 @@ bench-faces:
 	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
 	/usr/bin/python3 bench/faces/yunet.py --gloss "$(BIN)/YuNetBench" --cascade-bench "$(BIN)/FaceBench" --data "$(FACE_DATA)"
 
-# libFuzzer over the cascade loader, the Exif reader and image decoding, 60 s each by default.
+# libFuzzer over the cascade loader, the Exif reader, image decoding and the model reader, 60 s each by default.
 FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh

@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     if [ "$1" = "--" ]; then shift; extra=("$@"); break; fi
     targets+=("$1"); shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(cascade exif image)
+[ ${#targets[@]} -gt 0 ] || targets=(cascade exif image model)
 
 MODULES=(Geometry:GlossGeometry Contract:GlossContract Imaging:GlossImaging NeuralNetwork:GlossNeuralNetwork FaceDetection:GlossFaceDetection)
 
@@ -82,9 +82,10 @@ if [ -z "${FUZZ_NO_BUILD:-}" ]; then
     for m in "${MODULES[@]}"; do build_module "${m#*:}" "${m%%:*}"; done
     for target in "${targets[@]}"; do
         case $target in
-            cascade) build_target cascade GlossGeometry GlossImaging GlossFaceDetection ;;
+            cascade) build_target cascade GlossGeometry GlossContract GlossImaging GlossNeuralNetwork GlossFaceDetection ;;
+            model) build_target model GlossGeometry GlossContract GlossImaging GlossNeuralNetwork GlossFaceDetection ;;
             exif | image) build_target "$target" GlossGeometry GlossImaging ;;
-            *) echo "unknown target: $target (cascade, exif, image)" >&2; exit 2 ;;
+            *) echo "unknown target: $target (cascade, exif, image, model)" >&2; exit 2 ;;
         esac
     done
 fi
