@@ -23,57 +23,64 @@ extension Raster {
         let c = channels
         let rowLength = targetWidth * c
 
-        // Horizontal pass into one float row per input row, then each output row is the
-        // weighted sum of the float rows it covers. Both loops run over raw buffers.
-        var wide = [Float](repeating: 0, count: rowLength * height)
-        pixels.withUnsafeBufferPointer { source in
-            wide.withUnsafeMutableBufferPointer { target in
-                columns.withTables { start, count, offset, weight in
-                    for y in 0..<height {
-                        let input = source.baseAddress! + y * width * c
-                        let output = target.baseAddress! + y * rowLength
-                        for ox in 0..<targetWidth {
-                            var at = input + start[ox] * c
-                            var w = weight + offset[ox]
-                            // One pass over the taps for all channels of the pixel.
-                            var r: Float = 0, g: Float = 0, b: Float = 0
-                            for _ in 0..<count[ox] {
-                                let share = w.pointee
-                                r += Float(at[0]) * share
-                                if c == 3 {
-                                    g += Float(at[1]) * share
-                                    b += Float(at[2]) * share
-                                }
-                                at += c
-                                w += 1
-                            }
-                            output[ox * c] = r
-                            if c == 3 {
-                                output[ox * c + 1] = g
-                                output[ox * c + 2] = b
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        // Each output row is the weighted sum of the input rows it covers, each first averaged
+        // across into a float row. Input rows are averaged across as the output rows reach them,
+        // into a ring that holds just the rows one output row spans (an output row shares at most
+        // its first input row with the one before), so no image-sized float buffer is made.
+        let ring = rows.maximumCount + 1
+        var across = [Float](repeating: 0, count: rowLength * ring)
         var result = [UInt8](repeating: 0, count: rowLength * targetHeight)
         var accumulator = [Float](repeating: 0, count: rowLength)
-        wide.withUnsafeBufferPointer { source in
-            result.withUnsafeMutableBufferPointer { target in
-                accumulator.withUnsafeMutableBufferPointer { sum in
-                    rows.withTables { start, count, offset, weight in
-                        for oy in 0..<targetHeight {
-                            let sums = sum.baseAddress!
-                            sums.update(repeating: 0, count: rowLength)
-                            var w = weight + offset[oy]
-                            for y in start[oy]..<(start[oy] + count[oy]) {
-                                let row = source.baseAddress! + y * rowLength, factor = w.pointee
-                                for i in 0..<rowLength { sums[i] += row[i] * factor }
-                                w += 1
+        var averaged = -1
+        pixels.withUnsafeBufferPointer { source in
+            across.withUnsafeMutableBufferPointer { rowsAcross in
+                result.withUnsafeMutableBufferPointer { target in
+                    accumulator.withUnsafeMutableBufferPointer { sum in
+                        columns.withTables { start, count, offset, weight in
+                            /// Input row `y` averaged across, into its slot of the ring.
+                            func average(row y: Int) {
+                                let input = source.baseAddress! + y * width * c
+                                let output = rowsAcross.baseAddress! + (y % ring) * rowLength
+                                for ox in 0..<targetWidth {
+                                    var at = input + start[ox] * c
+                                    var w = weight + offset[ox]
+                                    // One pass over the taps for all channels of the pixel.
+                                    var r: Float = 0, g: Float = 0, b: Float = 0
+                                    for _ in 0..<count[ox] {
+                                        let share = w.pointee
+                                        r += Float(at[0]) * share
+                                        if c == 3 {
+                                            g += Float(at[1]) * share
+                                            b += Float(at[2]) * share
+                                        }
+                                        at += c
+                                        w += 1
+                                    }
+                                    output[ox * c] = r
+                                    if c == 3 {
+                                        output[ox * c + 1] = g
+                                        output[ox * c + 2] = b
+                                    }
+                                }
                             }
-                            let output = target.baseAddress! + oy * rowLength
-                            for i in 0..<rowLength { output[i] = UInt8(Swift.min(255, Swift.max(0, sums[i] + 0.5))) }
+                            rows.withTables { rowStart, rowCount, rowOffset, rowWeight in
+                                for oy in 0..<targetHeight {
+                                    let sums = sum.baseAddress!
+                                    sums.update(repeating: 0, count: rowLength)
+                                    var w = rowWeight + rowOffset[oy]
+                                    for y in rowStart[oy]..<(rowStart[oy] + rowCount[oy]) {
+                                        if y > averaged {
+                                            average(row: y)
+                                            averaged = y
+                                        }
+                                        let row = rowsAcross.baseAddress! + (y % ring) * rowLength, factor = w.pointee
+                                        for i in 0..<rowLength { sums[i] += row[i] * factor }
+                                        w += 1
+                                    }
+                                    let output = target.baseAddress! + oy * rowLength
+                                    for i in 0..<rowLength { output[i] = UInt8(Swift.min(255, Swift.max(0, sums[i] + 0.5))) }
+                                }
+                            }
                         }
                     }
                 }
@@ -90,6 +97,8 @@ private struct AreaWeights {
     private var counts: [Int] = []
     private var offsets: [Int] = []
     private var weights: [Float] = []
+    /// The most inputs one output covers.
+    private(set) var maximumCount = 0
 
     init(from inputCount: Int, to outputCount: Int) {
         let ratio = Double(inputCount) / Double(outputCount)
@@ -107,6 +116,7 @@ private struct AreaWeights {
             }
             starts.append(first)
             counts.append(taps)
+            maximumCount = Swift.max(maximumCount, taps)
         }
     }
 

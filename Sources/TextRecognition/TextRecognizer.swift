@@ -93,15 +93,20 @@ public final class TextRecognizer {
             let text = String(cString: textPointer).trimmingCharacters(in: .whitespacesAndNewlines)
             TessDeleteText(textPointer)
             guard !text.isEmpty, let wordBox = box(RIL_WORD) else { continue }
-            if page.blocks.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_BLOCK) != 0 {
+            // Each of Tesseract's iterator calls walks its reading-order logic (tens of microseconds
+            // a call, measured): a block or a paragraph can only begin where a line begins, so
+            // they are asked about only there.
+            let newLine = page.blocks.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_TEXTLINE) != 0
+            let newParagraph = newLine && (page.blocks.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_PARA) != 0)
+            if newParagraph && (page.blocks.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_BLOCK) != 0) {
                 page.blocks.append(TextBlock(box: box(RIL_BLOCK) ?? wordBox, paragraphs: []))
             }
             var block = page.blocks.removeLast()
-            if block.paragraphs.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_PARA) != 0 {
+            if block.paragraphs.isEmpty || newParagraph {
                 block.paragraphs.append(TextParagraph(box: box(RIL_PARA) ?? wordBox, lines: []))
             }
             var paragraph = block.paragraphs.removeLast()
-            if paragraph.lines.isEmpty || TessPageIteratorIsAtBeginningOf(layout, RIL_TEXTLINE) != 0 {
+            if paragraph.lines.isEmpty || newLine {
                 paragraph.lines.append(TextLine(box: box(RIL_TEXTLINE) ?? wordBox, baseline: baseline(), words: []))
             }
             let confidence = Double(TessResultIteratorConfidence(results, RIL_WORD))
