@@ -12,21 +12,28 @@ extension Raster {
         image.width = UInt32(width)
         image.height = UInt32(height)
         image.format = layout == .rgb ? UInt32(PNG_FORMAT_RGB) : UInt32(PNG_FORMAT_GRAY)
-        var size = 0
         let stride = Int32(bytesPerRow)
-        // First call measures, second call writes.
-        let measured = pixels.withUnsafeBufferPointer {
-            png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, stride, nil)
-        }
-        guard measured != 0, size > 0 else { throw encodingError(image) }
-        var output = [UInt8](repeating: 0, count: size)
-        let written = pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBytes {
-                png_image_write_to_memory(&image, $0.baseAddress, &size, 0, source.baseAddress, stride, nil)
+        // Written once into room for the worst case (libpng measures a size by compressing the
+        // whole image, so measuring first would encode twice): stored deflate blocks of the raw
+        // rows, each with its filter byte, plus chunk and header overhead.
+        let raw = (bytesPerRow + 1) * height
+        var capacity = raw + raw / 256 + 4096
+        while true {
+            var output = [UInt8](repeating: 0, count: capacity)
+            var size = capacity
+            let written = pixels.withUnsafeBufferPointer { source in
+                output.withUnsafeMutableBytes {
+                    png_image_write_to_memory(&image, $0.baseAddress, &size, 0, source.baseAddress, stride, nil)
+                }
             }
+            if written != 0 {
+                output.removeLast(capacity - size)
+                return output
+            }
+            // Too small after all: libpng says how much it needs.
+            guard size > capacity else { throw encodingError(image) }
+            capacity = size
         }
-        guard written != 0 else { throw encodingError(image) }
-        return Array(output.prefix(size))
     }
 
     private func encodingError(_ image: png_image) -> ImagingError {
