@@ -113,9 +113,10 @@ public struct FaceDetector: Sendable {
                     stageMargin: detection.stageMargin, leftEye: left, rightEye: right, mouth: mouth, hasSmile: smiling)
     }
 
-    /// Whether the smile cascade fires in the lower part of `box`, a face another detector found.
-    public func smiles(in image: Raster, within box: NormalizedRect) throws -> Bool {
-        let grey = image.grayscale()
+    /// Whether the smile cascade fires in the lower part of `box`, a face another detector
+    /// found in `grey` (8-bit grey: convert once per picture, not once per face).
+    public func smiles(in grey: Raster, within box: NormalizedRect) throws -> Bool {
+        precondition(grey.layout == .gray, "smiles(in:within:) reads a grey picture")
         return try findSmile(in: PixelRect(box, in: grey.size), grey: grey) != nil
     }
 

@@ -49,8 +49,10 @@ struct CNNFaceAnalyzer: Analyzer {
 
     func analyze(_ image: AnalyzerImage, with engine: Engine, cancellation: CancellationFlag) throws -> PageFindings {
         var faces = try engine.network.detect(in: image.raster)
+        guard !faces.isEmpty else { return PageFindings() }
+        let grey = image.raster.grayscale()
         for index in faces.indices {
-            faces[index].hasSmile = try engine.smiles.smiles(in: image.raster, within: faces[index].box)
+            faces[index].hasSmile = try engine.smiles.smiles(in: grey, within: faces[index].box)
         }
         return PageFindings(faces: faces)
     }

@@ -54,9 +54,8 @@ struct PageGraph: Sendable {
         switch opened {
         case .success(let success): file = success
         case .failure(let error):
-            var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error, expired: expired),
-                                    timings: fileClock)
-            if report.status == .timedOut { report.timeOut(after: pageTimeout) }
+            var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error), timings: fileClock)
+            report.timeOut(if: expired, after: pageTimeout)
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
             let outcome = report.status == .failed ? await writeFailure(report, id: id, in: batch.layout) : Outcome(report: report)
             let entry = ManifestEntry(report: outcome.report, id: id, outputs: outcome.outputs)
@@ -89,7 +88,7 @@ struct PageGraph: Sendable {
             }
             batch.budget.release(pixels)
             var report = outcome.report
-            if expired && report.status == .cancelled { report.timeOut(after: pageTimeout) }
+            report.timeOut(if: expired, after: pageTimeout)
             var entry = ManifestEntry(report: report, id: id, outputs: outcome.outputs)
             entry.inputHash = file.hash
             entry.settingsHash = batch.settingsHash
@@ -126,12 +125,11 @@ struct PageGraph: Sendable {
                 let file = try await open(InputCollector.Input(path: path, relativePath: path), clock: clock, hashing: false)
                 return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil).report
             } catch {
-                return PageReport(source: path, pageIndex: pageIndex, error: error, status: status(of: error, expired: false),
-                                  timings: clock)
+                return PageReport(source: path, pageIndex: pageIndex, error: error, status: status(of: error), timings: clock)
             }
         }
         var result = report
-        if expired && result.status == .cancelled { result.timeOut(after: pageTimeout) }
+        result.timeOut(if: expired, after: pageTimeout)
         return result
     }
 
@@ -197,8 +195,7 @@ struct PageGraph: Sendable {
             }
             return Outcome(report: finished, outputs: outputs)
         } catch {
-            let report = PageReport(source: path, pageIndex: index, error: error, status: status(of: error, expired: false),
-                                    timings: clock)
+            let report = PageReport(source: path, pageIndex: index, error: error, status: status(of: error), timings: clock)
             // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
             guard report.status == .failed, let layout else { return Outcome(report: report) }
             return await writeFailure(report, id: id, in: layout)
@@ -266,9 +263,8 @@ struct PageGraph: Sendable {
         }
     }
 
-    private func status(of error: any Error, expired: Bool) -> PageStatus {
-        guard (error as? PageError)?.cause is CancellationError else { return .failed }
-        return expired ? .timedOut : .cancelled
+    private func status(of error: any Error) -> PageStatus {
+        (error as? PageError)?.cause is CancellationError ? .cancelled : .failed
     }
 
     /// Runs `body` under the page timeout: when it expires, `body`'s task is cancelled, and
@@ -335,7 +331,9 @@ extension PageReport {
                   timings: clock.recorded)
     }
 
-    mutating func timeOut(after timeout: Duration?) {
+    /// A page cancelled because its time ran out (`expired`) is `timedOut`, and says after how long.
+    mutating func timeOut(if expired: Bool, after timeout: Duration?) {
+        guard expired, status == .cancelled else { return }
         status = .timedOut
         if let timeout { error = PageTimeoutError(file: source, pageIndex: pageIndex, timeout: timeout).description }
     }
