@@ -13,7 +13,7 @@ public enum GlossCommand {
     public static func main(_ arguments: [String]) async -> Int32 {
         var words = arguments.dropFirst()
         guard let command = words.popFirst() else {
-            printError(overview)
+            FileHandle.standardError.write(Data(overview.utf8))
             return 2
         }
         do {
@@ -33,7 +33,11 @@ public enum GlossCommand {
                 throw UsageError("unknown command '\(command)'")
             }
         } catch let error as UsageError {
-            printError("gloss: \(error)\nRun 'gloss \(["annotate", "ocr", "faces", "search", "merge"].contains(command) ? command + " " : "")--help' for usage.")
+            printError("gloss: \(error)",
+                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge"].contains(command) ? command + " " : "")--help' for usage.")
+            return 2
+        } catch let error as FolderLockError {
+            printError("gloss: \(error)")
             return 2
         } catch let error as QueryError {
             printError("gloss: \(error)")
@@ -116,6 +120,7 @@ public enum GlossCommand {
         .option("input-list", value: "FILE", "read more inputs from FILE, one path or URL per line ('-' for stdin)"),
         .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long (default: 60)"),
         .flag("force", "recompute pages an earlier run into DIR already finished"),
+        .flag("wait", "when another gloss run is writing DIR, wait for it rather than stop"),
         .option("shard", value: "K/N", "read only shard K of N (from 0) of the inputs; 'auto' asks Kubernetes or Slurm"),
         .option("shard-count", value: "N", "the number of shards, for --shard auto under a Kubernetes Indexed Job"),
         .flag("quiet", short: "q", "print only errors"),
@@ -145,8 +150,9 @@ public enum GlossCommand {
         }
         var fetching = RemoteFetchOptions()
         if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
-        let annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
+        var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
                                   force: arguments.has("force"), fetching: fetching, shard: try shard(from: arguments))
+        annotator.waitsForFolder = arguments.has("wait")
 
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
         let batch = Task { try await annotator.annotate(inputs, into: output, events: continuation) }
@@ -245,6 +251,8 @@ public enum GlossCommand {
     }
 }
 
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+/// Writes `lines` on stderr, one each, with their control characters escaped: a file name that
+/// holds a newline or a terminal escape sequence cannot forge a line, or colour one, in a log.
+func printError(_ lines: String...) {
+    FileHandle.standardError.write(Data(lines.map { TerminalText.escaping($0) + "\n" }.joined().utf8))
 }

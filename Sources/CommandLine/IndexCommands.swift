@@ -52,6 +52,7 @@ extension GlossCommand {
 
     static let mergeOptions: [OptionSpec] = [
         .option("output", short: "o", value: "DIR", "the batch to merge into (required; created if missing)"),
+        .flag("wait", "when another gloss run is writing DIR, wait for it rather than stop"),
         .flag("quiet", short: "q", "print only errors"),
         .flag("help", short: "h", "show this help"),
     ]
@@ -69,7 +70,7 @@ extension GlossCommand {
         }
         guard let output = arguments.value("output") else { throw UsageError("merge needs -o DIR") }
         guard !arguments.operands.isEmpty else { throw UsageError("merge needs at least one SHARD folder") }
-        let manifest = try BatchMerge.merge(arguments.operands, into: output)
+        let manifest = try await BatchMerge.merge(arguments.operands, into: output, waiting: arguments.has("wait"))
         if !arguments.has("quiet") {
             printError("gloss: \(manifest.pages.count) pages from \(arguments.operands.count) shards, "
                        + "\(manifest.failedCount) not read; report: \(output)/index.html")

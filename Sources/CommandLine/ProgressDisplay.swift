@@ -29,6 +29,9 @@ final class ProgressDisplay {
         case .analyzerUnavailable(let name, let reason):
             clearLine()
             printError("gloss: \(name) cannot run, so pages are read without it: \(reason)")
+        case .batchFolderSkipped(let folder):
+            clearLine()
+            printError("gloss: \(folder) holds a Gloss batch; its files are outputs, not read as inputs")
         case .pageSkipped(let entry):
             skipped += 1
             count(entry)

@@ -77,6 +77,22 @@ public final class BatchIndex {
         }
     }
 
+    /// Opens the index of a finished batch for reading only (immutable on a read-only mount):
+    /// nothing is written to its folder, and nothing in it is brought up to date, so an index
+    /// of another schema (or an empty file) is refused rather than changed.
+    public init(finished folder: String) throws {
+        let path = folder + "/" + Self.fileName
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw IndexError(path: path, operation: "open", message: "no index here (did the run finish?)", code: 0)
+        }
+        database = try Database(path: path, access: .reading(path))
+        let version = try database.userVersion
+        guard version == Schema.migrations.count else {
+            let reason = version == 0 ? "it is empty, or not an index of Gloss's" : "it was written by another version of Gloss"
+            throw IndexError(path: path, operation: "open", message: reason, code: 0)
+        }
+    }
+
     public var path: String { database.path }
 
     // MARK: Batch settings

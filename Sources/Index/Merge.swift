@@ -1,10 +1,35 @@
 extension BatchIndex {
+    /// The names of the index's pages, once SQLite's integrity check has found nothing wrong
+    /// with it: what a shard must pass before anything is merged from it. Reads only.
+    public func verifiedPageNames() throws -> Set<String> {
+        let check = try database.prepare("PRAGMA integrity_check", operation: "check the index")
+        var problems: [String] = []
+        while try check.step() {
+            if check.text(0) != "ok" { problems.append(check.text(0)) }
+        }
+        guard problems.isEmpty else {
+            throw IndexError(path: path, operation: "check the index", message: "damaged: " + problems.prefix(3).joined(separator: "; "),
+                             code: 0)
+        }
+        let names = try database.prepare("SELECT name FROM pages", operation: "list the pages")
+        var result = Set<String>()
+        while try names.step() { result.insert(names.text(0)) }
+        return result
+    }
+
+    /// Writes a compact copy of the whole index to `path` (which must not exist yet), consistent
+    /// even while a writer is at work: how a merge starts from a batch that already holds pages.
+    public func copy(to path: String) throws {
+        try database.prepare("VACUUM INTO ?", operation: "copy to \(path)").run([.text(path)])
+    }
+
     /// Takes every input and page of the index at `path` into this one, replacing pages it
     /// already holds under the same name: merging the same shard twice changes nothing.
-    /// One transaction: the merged index has all of the shard or none of it.
+    /// One transaction: the merged index has all of the shard or none of it. The shard is
+    /// attached for reading only (immutable on a read-only mount), so nothing is written to it.
     public func merge(from path: String) throws {
         let operation = "merge \(path)"
-        try database.prepare("ATTACH DATABASE ? AS shard", operation: operation).run([.text(path)])
+        try database.prepare("ATTACH DATABASE ? AS shard", operation: operation).run([.text(Database.readingURI(path, immutable: Database.Access.reading(path) == .readOnlyMedia))])
         defer { try? database.execute("DETACH DATABASE shard", operation: operation) }
         let version = try database.prepare("PRAGMA shard.user_version", operation: operation)
         guard try version.step(), version.int(0) == Schema.migrations.count else {

@@ -33,9 +33,17 @@ final class Database {
     /// How a database is opened.
     enum Access {
         case create, readWrite
+        /// Reading only, on media that can be written: SQLite still sees what a writer has
+        /// committed to the write-ahead log and not yet to the file.
+        case readOnly
         /// A finished database on media that cannot be written (an archive's read-only copy):
         /// opened immutable, since WAL mode would need to write its shared-memory file.
         case readOnlyMedia
+
+        /// How to read the database at `path`: immutable when its folder is on read-only media.
+        static func reading(_ path: String) -> Access {
+            access((path as NSString).deletingLastPathComponent, W_OK) != 0 && errno == EROFS ? .readOnlyMedia : .readOnly
+        }
     }
 
     /// Opens the database at `path`, writable ones in WAL mode so readers never block the one
@@ -43,12 +51,15 @@ final class Database {
     init(path: String, access: Access) throws {
         self.path = path
         var connection: OpaquePointer?
+        // URIs are understood on every connection, so that one can attach another database
+        // immutable (a shard being merged); a plain path that happens to start with "file:" is
+        // then named as "./file:..." so it is not taken for one.
         let flags: Int32 = switch access {
-        case .create: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        case .readWrite: SQLITE_OPEN_READWRITE
-        case .readOnlyMedia: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+        case .create: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI
+        case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI
+        case .readOnly, .readOnlyMedia: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
         }
-        let name = access == .readOnlyMedia ? Self.immutableURI(path) : path
+        let name = access == .readOnlyMedia ? Self.readingURI(path, immutable: true) : path.hasPrefix("file:") ? "./" + path : path
         let code = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
@@ -59,20 +70,21 @@ final class Database {
         sqlite3_extended_result_codes(handle, 1)
         // A reader waits for a writer's checkpoint rather than failing at once.
         sqlite3_busy_timeout(handle, 5_000)
-        guard access != .readOnlyMedia else { return }
+        guard access == .create || access == .readWrite else { return }
         try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
                     operation: "open")
     }
 
-    /// `file:` URI of `path` with `immutable=1`, its reserved characters percent-encoded.
-    private static func immutableURI(_ path: String) -> String {
+    /// `file:` URI of `path` for reading only (`immutable=1` or `mode=ro`), its reserved
+    /// characters percent-encoded.
+    static func readingURI(_ path: String, immutable: Bool) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         let encoded = absolute.utf8.map { byte -> String in
             let plain = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || "/-._~".utf8.contains(byte)
             return plain ? String(UnicodeScalar(byte)) : "%" + HexText.format(byte, digits: 2, uppercase: true)
         }.joined()
-        return "file:" + encoded + "?immutable=1"
+        return "file:" + encoded + (immutable ? "?immutable=1" : "?mode=ro")
     }
 
     deinit { sqlite3_close_v2(handle) }

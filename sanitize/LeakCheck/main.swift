@@ -116,7 +116,7 @@ func batch() async throws {
         _ = try await sharded.annotate([fixtures + "/text"], into: folder)
         return folder
     }
-    _ = try BatchMerge.merge(shards, into: root + "/merged")
+    _ = try await BatchMerge.merge(shards, into: root + "/merged")
 
     let index = try BatchIndex(folder: root + "/all", create: false)
     for query in ["the", "\"quick brown\" OR harbour", "engin* NOT march", "((("] {

@@ -15,6 +15,9 @@ public enum BatchEvent: Sendable {
     case pageSkipped(ManifestEntry)
     /// An optional analyzer (faces) whose engine could not be built: the batch runs without it.
     case analyzerUnavailable(name: String, reason: String)
+    /// A folder among the inputs that holds a Gloss batch (this run's own output, or another's):
+    /// its files are outputs, not inputs, and are not read.
+    case batchFolderSkipped(String)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
@@ -34,6 +37,9 @@ public struct Annotator: Sendable {
     public var fetching: RemoteFetchOptions
     /// Read only the inputs of this shard of the collection (`--shard K/N`); nil reads all.
     public var shard: Shard?
+    /// When another run holds the output folder: wait for it to finish (`--wait`) rather than
+    /// fail at once with `FolderLockError`.
+    public var waitsForFolder = false
     /// Analyzers run on every page after those the settings ask for (text, faces): how a
     /// program adds one of its own. Their names join the settings fingerprint, so pages read
     /// without them are read again.
@@ -63,8 +69,15 @@ public struct Annotator: Sendable {
         defer { events?.finish() }
         let layout = OutputLayout(folder: folder)
         try AtomicFile.createDirectory(layout.pagesFolder)
+        // Before anything in the folder is touched (even a killed run's temporary files, which
+        // could be another live run's), and before the inputs are walked, so that the lock file
+        // already marks this folder as a batch when it lies inside an input folder.
+        let lock = try await FolderLock.acquire(folder, waiting: waitsForFolder)
+        defer { withExtendedLifetime(lock) {} }
         // A file keeps its place in the whole collection, so shards merge back into one order.
-        let collection = InputCollector.inputs(from: inputs)
+        let walk = InputCollector.walk(inputs)
+        for skipped in walk.batchFolders { events?.yield(.batchFolderSkipped(skipped)) }
+        let collection = walk.inputs
         let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         let files = positions.map { collection[$0] }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])

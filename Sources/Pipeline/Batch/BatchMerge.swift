@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GlossIndex
 import GlossContract
 import GlossReports
@@ -6,43 +10,90 @@ import GlossReports
 /// Folds the outputs of shards (`annotate --shard K/N`, each run on its own machine) into one
 /// batch: page files, index database, manifest, report and search data.
 ///
+/// Nothing is written until every shard has passed its checks: not being written by a run now,
+/// a manifest, an index that passes SQLite's integrity check (opened read-only and immutable,
+/// so a shard may sit on a read-only mount), and the two listing the same pages, whose files
+/// are all there. The merged batch is then built whole in a folder beside the output and
+/// renamed into its place, so a merge that fails or is killed leaves the output as it was.
+///
 /// Merging is idempotent: merging a shard again, or merging into a batch that already holds
-/// some of its pages, leaves one copy of each page. Page files are copied before the database
-/// learns of them, so the index never names a file that is not there.
+/// some of its pages, leaves one copy of each page.
 public enum BatchMerge {
-    public static func merge(_ folders: [String], into output: String) throws -> BatchManifest {
-        let layout = OutputLayout(folder: output)
-        let target = URL(fileURLWithPath: output).standardizedFileURL.path
-        for folder in folders where URL(fileURLWithPath: folder).standardizedFileURL.path == target {
+    /// Merges `folders` into `output` (created if missing; an existing batch there is kept and
+    /// added to), holding the output's lock throughout; `waiting` waits for a run that holds it.
+    public static func merge(_ folders: [String], into output: String, waiting: Bool = false) async throws -> BatchManifest {
+        let target = absolute(output)
+        for folder in folders where absolute(folder) == target {
             throw MergeError(folder: folder, reason: "is the output folder itself")
         }
-        let shards = try folders.map { folder in (folder, try BatchIndex(folder: folder, create: false)) }
-        try AtomicFile.createDirectory(layout.pagesFolder)
-        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
-        let merged = try BatchIndex(folder: output, create: true)
-        var fingerprint = try merged.setting("settings_hash")
-        for (folder, shard) in shards {
-            let theirs = try shard.setting("settings_hash")
-            if let fingerprint, let theirs, fingerprint != theirs {
-                throw MergeError(folder: folder, reason: "was read with other settings than the batch it is merged into")
+        let shards = try folders.map(CheckedShard.init(checking:))
+        var fingerprint: String?
+        for shard in shards {
+            if let fingerprint, let theirs = shard.fingerprint, fingerprint != theirs {
+                throw MergeError(folder: shard.folder, reason: "was read with other settings than the shards before it")
             }
-            fingerprint = fingerprint ?? theirs
+            fingerprint = fingerprint ?? shard.fingerprint
         }
-        for (folder, shard) in shards {
-            try copyPages(from: OutputLayout(folder: folder).pagesFolder, to: layout.pagesFolder)
-            try merged.merge(from: shard.path)
+
+        try AtomicFile.createDirectory(output)
+        let lock = try await FolderLock.acquire(output, waiting: waiting)
+        let existing = try existingBatch(in: output)
+        if let theirs = try existing?.index.setting("settings_hash"), let fingerprint, theirs != fingerprint {
+            throw MergeError(folder: shards[0].folder, reason: "was read with other settings than the batch it is merged into")
+        }
+
+        let parent = (target as NSString).deletingLastPathComponent, name = (target as NSString).lastPathComponent
+        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+        where leftover.hasPrefix("." + name + ".merging-") || leftover.hasPrefix("." + name + ".replaced-") {
+            try? FileManager.default.removeItem(atPath: parent + "/" + leftover)  // a killed merge's; the lock is ours
+        }
+        let staging = parent + "/." + name + ".merging-\(getpid())"
+        let layout = OutputLayout(folder: staging)
+        do {
+            try AtomicFile.createDirectory(layout.pagesFolder)
+            let stagingLock = try await FolderLock.acquire(staging)
+            let manifest = try build(layout, from: shards, startingWith: existing)
+            let replaced = parent + "/." + name + ".replaced-\(getpid())"
+            try move(target, to: replaced)
+            try move(staging, to: target)
+            try? FileManager.default.removeItem(atPath: replaced)
+            withExtendedLifetime((lock, stagingLock)) {}
+            return manifest
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
+        }
+    }
+
+    /// The merged batch, written whole into `layout`'s folder.
+    private static func build(_ layout: OutputLayout, from shards: [CheckedShard], startingWith existing: ExistingBatch?) throws -> BatchManifest {
+        var expected = Set<String>()
+        if let existing {
+            try linkPages(from: existing.folder + "/pages", to: layout.pagesFolder)
+            try existing.index.copy(to: layout.folder + "/" + BatchIndex.fileName)
+            expected = existing.pageNames
+        }
+        let merged = try BatchIndex(folder: layout.folder, create: true)
+        for shard in shards {
+            try linkPages(from: shard.folder + "/pages", to: layout.pagesFolder)
+            try merged.merge(from: shard.index.path)
+            expected.formUnion(shard.pageNames)
         }
 
         guard let settingsJSON = try merged.setting("settings") else {
-            throw MergeError(folder: output, reason: "none of the shards records the settings it was read with")
+            throw MergeError(folder: layout.folder, reason: "none of the shards records the settings it was read with")
         }
         let settings: AnnotationSettings
         do {
             settings = try JSONDecoder().decode(AnnotationSettings.self, from: Data(settingsJSON.utf8))
         } catch {
-            throw MergeError(folder: output, reason: "the recorded settings are not this Gloss's: \(error)")
+            throw MergeError(folder: layout.folder, reason: "the recorded settings are not this Gloss's: \(error)")
         }
         let pages = try merged.pages().map(ManifestEntry.init)
+        // The count reported is the count merged: every page of every shard, once.
+        guard Set(pages.map(\.id)) == expected else {
+            throw MergeError(folder: layout.folder, reason: "the merged index holds \(pages.count) pages where \(expected.count) were expected")
+        }
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
         try BatchReport.writeAssets(into: layout)
@@ -51,8 +102,89 @@ public enum BatchMerge {
         return manifest
     }
 
-    /// Copies every finished file of a shard's `pages/` (not a killed run's temporary files).
-    private static func copyPages(from source: String, to destination: String) throws {
+    /// A shard, checked: nothing is merged from it unless all of this holds.
+    private struct CheckedShard {
+        var folder: String
+        var index: BatchIndex
+        var pageNames: Set<String>
+        var fingerprint: String?
+
+        init(checking folder: String) throws {
+            self.folder = folder
+            if FolderLock.isHeld(folder) {
+                throw MergeError(folder: folder, reason: "a gloss run is writing it now; merge it once that run has ended")
+            }
+            let manifest = try readManifest(of: folder)
+            do {
+                index = try BatchIndex(finished: folder)
+                pageNames = try index.verifiedPageNames()
+                fingerprint = try index.setting("settings_hash")
+            } catch {
+                throw MergeError(folder: folder, reason: String(describing: error))
+            }
+            try checkAgreement(of: manifest, with: pageNames, in: folder)
+        }
+    }
+
+    /// The batch the output already holds, checked as a shard is (it is merged into, so an
+    /// index there that does not pass would spread its damage).
+    private struct ExistingBatch {
+        var folder: String
+        var index: BatchIndex
+        var pageNames: Set<String>
+    }
+
+    /// A batch already in `output`, or nil when it holds none; refuses a folder holding
+    /// anything but a batch's files, since the merged batch replaces the folder whole.
+    private static func existingBatch(in output: String) throws -> ExistingBatch? {
+        let batchFiles: Set<String> = [
+            "gloss.json", "gloss.journal", BatchIndex.fileName, BatchIndex.fileName + "-wal", BatchIndex.fileName + "-shm",
+            FolderLock.fileName, "index.html", "pages", "data", "assets",
+        ]
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
+        let strangers = contents.filter { !batchFiles.contains($0) && !$0.contains(".tmp-") }.sorted()
+        guard strangers.isEmpty else {
+            throw MergeError(folder: output, reason: "holds files that are not a Gloss batch's (\(strangers.prefix(3).joined(separator: ", ")))"
+                             + "; merge into an empty folder or into a batch")
+        }
+        guard contents.contains(BatchIndex.fileName) else { return nil }
+        do {
+            let index = try BatchIndex(folder: output, create: false)
+            return ExistingBatch(folder: output, index: index, pageNames: try index.verifiedPageNames())
+        } catch {
+            throw MergeError(folder: output, reason: String(describing: error))
+        }
+    }
+
+    private static func readManifest(of folder: String) throws -> BatchManifest {
+        guard let data = FileManager.default.contents(atPath: OutputLayout(folder: folder).manifestPath) else {
+            throw MergeError(folder: folder, reason: "has no gloss.json: its run has not finished (run it again to finish it)")
+        }
+        do {
+            return try JSONDecoder().decode(BatchManifest.self, from: data)
+        } catch {
+            throw MergeError(folder: folder, reason: "its gloss.json does not read: \(error)")
+        }
+    }
+
+    /// The manifest and the index list the same pages, and every file the manifest names is there.
+    private static func checkAgreement(of manifest: BatchManifest, with pageNames: Set<String>, in folder: String) throws {
+        let listed = Set(manifest.pages.map(\.id))
+        guard listed == pageNames else {
+            throw MergeError(folder: folder, reason: "its gloss.json lists \(listed.count) pages and its index \(pageNames.count)"
+                             + " (\(listed.symmetricDifference(pageNames).sorted().prefix(3).joined(separator: ", ")))")
+        }
+        for entry in manifest.pages {
+            for file in entry.outputs.values.sorted() where access(folder + "/" + file, R_OK) != 0 {
+                throw MergeError(folder: folder, reason: "\(file), which its gloss.json lists, cannot be read")
+            }
+        }
+    }
+
+    /// Every finished file of a `pages/` folder (not a killed run's temporary files), as a hard
+    /// link where the file system allows (page files are only ever replaced whole, never
+    /// changed in place, so sharing them is safe), else as a copy.
+    private static func linkPages(from source: String, to destination: String) throws {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: source)
@@ -60,11 +192,22 @@ public enum BatchMerge {
             throw MergeError(folder: source, reason: "cannot be listed")
         }
         for name in names.sorted() where !name.contains(".tmp-") {
-            guard let bytes = FileManager.default.contents(atPath: source + "/" + name) else {
+            let from = source + "/" + name, to = destination + "/" + name
+            unlink(to)
+            guard link(from, to) != 0 else { continue }
+            guard let bytes = FileManager.default.contents(atPath: from) else {
                 throw MergeError(folder: source, reason: "\(name) cannot be read")
             }
-            try AtomicFile.write(Array(bytes), to: destination + "/" + name)
+            try AtomicFile.write(Array(bytes), to: to)
         }
+    }
+
+    private static func move(_ from: String, to: String) throws {
+        guard rename(from, to) == 0 else { throw OutputError(path: to, cause: "cannot move \(from) here: " + systemError()) }
+    }
+
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }
 

@@ -12,6 +12,10 @@ import Glibc
 /// into a folder twice (a link loop ends there); `http://` and `https://` URLs are kept as they
 /// are, for the fetch stage. A file named twice is read once. The order is stable: as given,
 /// and sorted within a folder, so page numbers and reports do not change between runs.
+///
+/// A folder holding a Gloss batch (its `gloss.json` or `gloss.lock`) is not walked: its images
+/// are a run's outputs, and an output folder inside an input folder would otherwise read its
+/// own display copies again on every run.
 public enum InputCollector {
     public static let imageExtensions: Set<String> = [
         "png", "jpg", "jpeg", "tif", "tiff", "pnm", "pbm", "pgm", "ppm", "webp", "gif", "bmp", "jp2",
@@ -20,9 +24,17 @@ public enum InputCollector {
     /// The files, each with its path relative to the root it was found under: a folder named
     /// by the user, the folder of a file named directly, or the URL itself. That relative path
     /// is what decides a file's shard, so every machine agrees wherever the collection is mounted.
-    public static func inputs(from paths: [String]) -> [Input] {
+    /// What a walk over the user's paths found: the inputs, and the batch folders it left out.
+    public struct Walk: Sendable {
+        public var inputs: [Input] = []
+        public var batchFolders: [String] = []
+    }
+
+    /// The inputs below `paths`, and the batch folders skipped on the way.
+    public static func walk(_ paths: [String]) -> Walk {
         var seen = Set<String>()
         var files: [Input] = []
+        var batchFolders: [String] = []
         func add(_ path: String, relativePath: String, problem: String? = nil) {
             let key = URL(fileURLWithPath: path).standardizedFileURL.path
             if seen.insert(key).inserted { files.append(Input(path: path, relativePath: relativePath, problem: problem)) }
@@ -34,15 +46,22 @@ public enum InputCollector {
             }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                for found in imagesBelow(path) {
-                    add((path as NSString).appendingPathComponent(found.relativePath), relativePath: found.relativePath,
-                        problem: found.problem)
+                let found = imagesBelow(path)
+                for image in found.images {
+                    add((path as NSString).appendingPathComponent(image.relativePath), relativePath: image.relativePath,
+                        problem: image.problem)
                 }
+                batchFolders += found.batchFolders.map { $0.isEmpty ? path : (path as NSString).appendingPathComponent($0) }
             } else {
                 add(path, relativePath: (path as NSString).lastPathComponent)
             }
         }
-        return files
+        return Walk(inputs: files, batchFolders: batchFolders)
+    }
+
+    /// Whether `folder` holds a Gloss batch.
+    static func holdsBatch(_ folder: String) -> Bool {
+        ["gloss.json", FolderLock.fileName].contains { access(folder + "/" + $0, F_OK) == 0 }
     }
 
     /// One image to read.
@@ -54,19 +73,27 @@ public enum InputCollector {
         public var problem: String?
     }
 
-    /// Image files below `folder`, as paths relative to it, sorted.
-    private static func imagesBelow(_ folder: String) -> [(relativePath: String, problem: String?)] {
+    /// Image files below `folder`, as paths relative to it, sorted; and the batch folders left
+    /// out, relative to it too (empty for `folder` itself).
+    private static func imagesBelow(
+        _ folder: String
+    ) -> (images: [(relativePath: String, problem: String?)], batchFolders: [String]) {
         struct FolderID: Hashable {
             var device: UInt
             var inode: UInt
         }
         var visited = Set<FolderID>()
         var found: [(relativePath: String, problem: String?)] = []
+        var batchFolders: [String] = []
         func walk(_ directory: String, relative: String) {
             var info = stat()
             guard stat(directory, &info) == 0,
-                  visited.insert(FolderID(device: UInt(info.st_dev), inode: UInt(info.st_ino))).inserted,
-                  let stream = opendir(directory) else { return }
+                  visited.insert(FolderID(device: UInt(info.st_dev), inode: UInt(info.st_ino))).inserted else { return }
+            guard !holdsBatch(directory) else {
+                batchFolders.append(String(relative.dropLast()))
+                return
+            }
+            guard let stream = opendir(directory) else { return }
             defer { closedir(stream) }
             while let entry = readdir(stream) {
                 let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
@@ -88,7 +115,7 @@ public enum InputCollector {
             }
         }
         walk(folder, relative: "")
-        return found.sorted { $0.relativePath < $1.relativePath }
+        return (found.sorted { $0.relativePath < $1.relativePath }, batchFolders.sorted())
     }
 
     private static func hasImageExtension(_ name: String) -> Bool {
