@@ -88,9 +88,14 @@ public struct Annotator: Sendable {
         // Pages read without an analyzer are not the pages read with it: a later run with a
         // working engine reads them again.
         let settingsHash = fingerprint(without: Set(unavailable.keys))
+        // Read also with --force: until a file is read again, its earlier pages stay listed.
+        let earlier = EarlierRun(layout: layout)
+        let bySource = earlier.entriesBySource()
+        var earlierByFile: [Int: [ManifestEntry]] = [:]
+        for (index, file) in files.enumerated() { earlierByFile[index] = bySource[file.path] }
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
-                                         fileCount: files.count, events: events)
-        let batch = BatchRun(layout: layout, earlier: force ? nil : EarlierRun(layout: layout), settingsHash: settingsHash,
+                                         fileCount: files.count, earlier: earlierByFile, events: events)
+        let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
         events?.yield(.started(files: files.count))
 
@@ -100,7 +105,7 @@ public struct Annotator: Sendable {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
                         let entries = await graph.annotate(files[index], position: positions[index], in: batch)
-                        await recorder.finish(file: index, entries: entries)
+                        await recorder.finish(file: index, entries: entries, interrupted: Task.isCancelled)
                     }
                 }
             }

@@ -47,12 +47,16 @@ actor BatchRecorder {
     /// with this error.
     private var recordError: (any Error)?
     private var entriesByFile: [Int: [ManifestEntry]] = [:]
+    /// What an earlier run recorded for each input file: listed until this run finishes the
+    /// file, so a run stopped part-way (even one with `--force`) loses none of the earlier pages.
+    private let earlierByFile: [Int: [ManifestEntry]]
     private var lastWrite = ContinuousClock.now
     private static let rewriteInterval = Duration.seconds(2)
 
     init(layout: OutputLayout, settings: AnnotationSettings, fingerprint: String, fileCount: Int,
-         events: AsyncStream<BatchEvent>.Continuation?) throws {
+         earlier: [Int: [ManifestEntry]] = [:], events: AsyncStream<BatchEvent>.Continuation?) throws {
         self.layout = layout
+        earlierByFile = earlier
         self.settings = settings
         self.fileCount = fileCount
         self.events = events
@@ -102,9 +106,17 @@ actor BatchRecorder {
         }
     }
 
-    /// All pages of input file `index` are done.
-    func finish(file index: Int, entries: [ManifestEntry]) {
-        entriesByFile[index] = entries
+    /// All pages of input file `index` are done; or, `interrupted`, as many as were reached
+    /// before the batch was stopped, and then what an earlier run recorded for the pages this
+    /// one did not finish stays listed.
+    func finish(file index: Int, entries: [ManifestEntry], interrupted: Bool = false) {
+        if interrupted, let earlier = earlierByFile[index] {
+            let finished = entries.filter { $0.status != .cancelled }
+            let reached = Set(finished.map(\.pageIndex))
+            entriesByFile[index] = (finished + earlier.filter { !reached.contains($0.pageIndex) }).sorted { $0.pageIndex < $1.pageIndex }
+        } else {
+            entriesByFile[index] = entries
+        }
         if ContinuousClock.now - lastWrite >= Self.rewriteInterval {
             // The running report is a convenience for someone watching: the journal and the
             // database already hold every finished page, and `complete` writes the report whole
@@ -113,19 +125,37 @@ actor BatchRecorder {
         }
     }
 
-    /// Writes the manifest, the index and the search data of every page finished, and drops the
-    /// journal they now hold.
+    /// Writes the manifest, the index and the search data of every page finished, drops the
+    /// journal they now hold, and removes the files of pages the manifest no longer lists.
     func complete() throws -> BatchManifest {
         let manifest = try writeReport(final: true)
         unlink(layout.journalPath)
+        removeUnlisted(keeping: manifest.pages)
         if let recordError { throw recordError }
         return manifest
+    }
+
+    /// A folder holds the pages of its last run's inputs: the files of any other page (an
+    /// input no longer named, a page a multi-page file no longer has) go, once the manifest
+    /// that no longer lists them is written. Only `pages/` is touched, which Gloss alone writes.
+    private func removeUnlisted(keeping pages: [ManifestEntry]) {
+        var stems = Set(pages.map(\.id))
+        // A multi-page file's combined hOCR and ALTO are named as if it had one page.
+        let pageCounts = Dictionary(grouping: pages, by: \.source).mapValues(\.count)
+        for (source, count) in pageCounts where count > 1 {
+            stems.insert(pageIdentifier(source: source, pageIndex: 0, pageCount: 1))
+        }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.pagesFolder) else { return }
+        for name in names {
+            let listed = name.indices.contains { name[$0] == "." && stems.contains(String(name[..<$0])) }
+            if !listed { unlink(layout.pagesFolder + "/" + name) }
+        }
     }
 
     @discardableResult
     private func writeReport(final: Bool) throws -> BatchManifest {
         lastWrite = .now
-        let pages = (0..<fileCount).flatMap { entriesByFile[$0] ?? [] }
+        let pages = (0..<fileCount).flatMap { entriesByFile[$0] ?? earlierByFile[$0] ?? [] }
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
         if final {

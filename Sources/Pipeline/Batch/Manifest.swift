@@ -89,6 +89,11 @@ struct EarlierRun: Sendable {
         }
     }
 
+    /// Every page the earlier run recorded, by input, in page order.
+    func entriesBySource() -> [String: [ManifestEntry]] {
+        Dictionary(grouping: entries.values, by: \.source).mapValues { $0.sorted { $0.pageIndex < $1.pageIndex } }
+    }
+
     /// The earlier entry for this page if it finished with the same input and settings and its
     /// outputs are all still there, with its report read back from its JSON when it has one (for
     /// the index and the combined documents), on `lane`. A page whose JSON no longer reads is
