@@ -29,6 +29,9 @@ final class ProgressDisplay {
         case .analyzerUnavailable(let name, let reason):
             clearLine()
             printError("gloss: \(name) cannot run, so pages are read without it: \(reason)")
+        case .indexRebuilt(let path, let problem, let pages):
+            clearLine()
+            printError("gloss: \(path) was damaged (\(problem)); rebuilt it from \(pages) page JSON \(pages == 1 ? "file" : "files")")
         case .pageSkipped(let entry):
             skipped += 1
             count(entry)

@@ -20,6 +20,10 @@ public struct IndexError: Error, Sendable, CustomStringConvertible {
     /// SQLite's plain `SQLITE_ERROR`: an SQL statement that is wrong in itself (for a search,
     /// the query), not I/O, corruption or a busy database, which have codes of their own.
     public var isStatementError: Bool { code & 0xFF == SQLITE_ERROR }
+
+    /// The file is damaged or is not a database at all: what a rebuild from the page JSON
+    /// files repairs, unlike a full disk or a missing permission.
+    public var isDamage: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
 }
 
 /// One SQLite connection, owned here and closed when the owner goes away.

@@ -2,6 +2,7 @@ import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
+import GlossIndex
 import Synchronization
 
 /// What a running batch reports, in the order it happens.
@@ -15,6 +16,9 @@ public enum BatchEvent: Sendable {
     case pageSkipped(ManifestEntry)
     /// An optional analyzer (faces) whose engine could not be built: the batch runs without it.
     case analyzerUnavailable(name: String, reason: String)
+    /// The database at `path` was damaged (`problem`), so it was built again from the `pages`
+    /// page JSON files of earlier runs before this one started.
+    case indexRebuilt(path: String, problem: String, pages: Int)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
@@ -68,6 +72,11 @@ public struct Annotator: Sendable {
         let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         let files = positions.map { collection[$0] }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        var earlier = EarlierRun(layout: layout)
+        if let problem = try BatchIndex.damage(in: folder) {
+            let pages = try earlier.rebuildIndex(in: layout, positions: collection.map(\.path))
+            events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: problem, pages: pages))
+        }
         let (graphs, unavailable) = try await startGraphs(count: min(jobs, max(1, files.count)))
         for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
             events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))
@@ -77,7 +86,7 @@ public struct Annotator: Sendable {
         let settingsHash = fingerprint(without: Set(unavailable.keys))
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
                                          fileCount: files.count, events: events)
-        let batch = BatchRun(layout: layout, earlier: force ? nil : EarlierRun(layout: layout), settingsHash: settingsHash,
+        let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
         events?.yield(.started(files: files.count))
 
