@@ -196,6 +196,19 @@ struct IndexedBatchTests {
         #expect(missing.status == 2 && missing.standardError.contains("elsewhere"), "\(missing.standardError)")
     }
 
+    @Test func aQueryOfTooManyTermsIsRefusedAndRepeatsAreSearchedOnce() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        #expect(try Gloss.run(["annotate", Fixtures.path("text/two-pages.tif"), "-o", output, "--no-faces", "-q"]).status == 0)
+        let repeated = try Gloss.run(["search", output, Array(repeating: "staff", count: 20_000).joined(separator: " ")])
+        #expect(repeated.status == 0)
+        #expect(repeated.standardOutput == (try Gloss.run(["search", output, "staff"]).standardOutput))
+        let many = try Gloss.run(["search", output, (1...65).map { "w\($0)" }.joined(separator: " ")])
+        #expect(many.status == 2)
+        #expect(many.standardError.hasPrefix("gloss: invalid query \"w1 w2 "), "\(many.standardError)")
+        #expect(many.standardError.hasSuffix(": it looks for 65 terms (words, phrases, prefixes); at most 64 are allowed\n"))
+    }
+
     @Test func aWrongShardIsAUsageError() throws {
         for arguments in [["--shard", "3/3"], ["--shard", "x"], ["--shard", "auto"], ["--shard-count", "2"]] {
             let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", "/tmp/unused"] + arguments)
