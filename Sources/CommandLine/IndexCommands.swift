@@ -41,7 +41,8 @@ extension GlossCommand {
         let index = try BatchIndex(folder: folder, create: false)
         let results: [SearchOutput.Result]
         if let query {
-            results = try index.search(query, minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit).map(SearchOutput.Result.init)
+            results = try index.search(query, minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
+                .map(SearchOutput.Result.init)
         } else {
             results = try index.pages(withAtLeastFaces: minimumFaces ?? 0).prefix(limit).map(SearchOutput.Result.init)
         }

@@ -11,8 +11,8 @@ extension BatchIndex {
     /// What is wrong with the database of the batch in `folder`: nil when it is whole or there
     /// is none yet; else why it cannot be used (not a database, empty, or what SQLite's
     /// `PRAGMA quick_check` found, which reads every page of the file but checks no index
-    /// against its table: a second or so for 10,000 pages). Errors other than damage, such as
-    /// a folder that cannot be read, are thrown.
+    /// against its table: 1.5 s for `IndexBench`'s 10,000 pages, 168 MB). Errors other than
+    /// damage, such as a folder that cannot be read, are thrown.
     public static func damage(in folder: String) throws -> String? {
         let path = folder + "/" + fileName
         var status = stat()

@@ -50,7 +50,7 @@ extension BatchIndex {
     /// The most terms a query may look for (see `SearchQuery`): beyond it a query is refused.
     public static let maximumQueryTerms = SearchQuery.maximumTerms
 
-    /// How long a search may run before it is stopped: 250 times the slowest query of a
+    /// How long a search may run before it is stopped: over 250 times the slowest query of a
     /// 10,000-page batch (README, "Searching a batch"), so only a pathological query meets it.
     public static let defaultSearchTimeLimit = Duration.seconds(10)
 
