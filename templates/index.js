@@ -19,12 +19,15 @@
 // query errors: NEAR(...) groups and column filters (`col:`, `{a b}:`, `-col:`), which the
 // command line may accept.
 //
-// window.glossSearch.evaluate(query) gives {error, pages, scores, complete}: the matching pages
+// Before any of it, a query goes through limitQuery, as in `gloss search`: repeats side by side
+// dropped, at most 64 terms; a search still running after 2 s is stopped.
+//
+// window.glossSearch.evaluate(query) gives {error, timedOut, pages, scores, complete}: the matching pages
 // as indexes in the batch's page order (shard by shard), best first. tests-browser/
 // search_conformance.py checks it against SQLite itself.
 //
 // The page view loads this script too (before page.js), for the tokenizer and the parser only:
-// window.glossQuery = {tokenize, parse, occurrences, QueryError} lets a page opened from a result
+// window.glossQuery = {tokenize, parse, limit, occurrences, QueryError} lets a page opened from a result
 // (`#q=query`) mark the words the query hits with the same rules. Without the index's search box
 // the script does nothing else.
 (function () {
@@ -167,10 +170,78 @@
     return tokens;
   }
 
+  // Limits, as `gloss search` applies them before FTS5 sees a query (Sources/Index/
+  // SearchQuery.swift; tests-browser/query_limits.json holds cases both must agree on). A phrase
+  // repeated among the phrases next to it (FTS5's implicit AND: `the the the`) is the same
+  // condition again and is dropped; FTS5's snippets take time in the square of the phrases. A
+  // query still looking for more than maxTerms phrases is refused, not cut, since cutting a
+  // boolean query changes what it finds. Phrases are compared as written, code unit by code
+  // unit; in NEAR groups and column filters repeats are kept. Gives the query FTS5 is to run.
+  var maxTerms = 64;
+
+  function limitQuery(query) {
+    if (query.charAt(0) === "*") return query;
+    var tokens;
+    try {
+      tokens = lex(query);
+    } catch (error) {
+      if (error instanceof QueryError) return query;
+      throw error;
+    }
+    tokens.pop();
+    var special = {LCP: true, RCP: true, COLON: true, COMMA: true, MINUS: true};
+    var plain = !tokens.some(function (token, i) {
+      return special[token.type] || (token.type === "STRING" && i + 1 < tokens.length && tokens[i + 1].type === "LP");
+    });
+    var kept = [];
+    var count = 0;
+    var dropped = false;
+    var run = Object.create(null);
+    for (var at = 0; at < tokens.length; ) {
+      var end = phraseEnd(tokens, at);
+      if (end < 0) {
+        run = Object.create(null);
+        kept.push(tokens[at]);
+        at += 1;
+        continue;
+      }
+      var phrase = tokens.slice(at, end);
+      var key = JSON.stringify(phrase.map(function (token) { return token.type === "STRING" ? [token.text] : token.type; }));
+      if (plain && run[key]) {
+        dropped = true;
+      } else {
+        run[key] = true;
+        count += 1;
+        kept.push.apply(kept, phrase);
+      }
+      at = end;
+    }
+    if (count > maxTerms) {
+      throw new QueryError("it looks for " + count + " terms (words, phrases, prefixes); at most " + maxTerms +
+                           " are allowed");
+    }
+    return dropped ? kept.map(function (token) { return token.raw || token.text; }).join(" ") : query;
+  }
+
+  // Where the phrase starting at tokens[at] ends (`^`, strings joined by `+`, each perhaps with
+  // `*`), or -1 when none starts there.
+  function phraseEnd(tokens, at) {
+    if (tokens[at].type === "CARET") at += 1;
+    if (at >= tokens.length || tokens[at].type !== "STRING") return -1;
+    for (;;) {
+      at += 1;
+      if (at < tokens.length && tokens[at].type === "STAR") at += 1;
+      if (at + 1 >= tokens.length || tokens[at].type !== "PLUS" || tokens[at + 1].type !== "STRING") return at;
+      at += 1;
+    }
+  }
+
   // The query as a tree: {type: "phrase", id, tokens: [{term, prefix}], first}, {type: "and" or
   // "or", children}, {type: "not", children: [kept, dropped]}. `phrases` lists the phrases in
-  // FTS5's order (as they appear), which is the order bm25() sums them in.
-  function parse(query) {
+  // FTS5's order (as they appear), which is the order bm25() sums them in. The limits above
+  // are applied first.
+  function parse(text) {
+    var query = limitQuery(text);
     if (query.charAt(0) === "*") throw new QueryError("unknown special query: " + query.slice(1));
     var tokens = lex(query);
     var at = 0;
@@ -356,39 +427,53 @@
     found.sort(function (x, y) { return x.score - y.score || x.index - y.index; });
   }
 
-  // Everything about a query: {error, query, results: [{index, page, hits, counted, score}],
-  // complete}. Listed in page order until every shard is in, ranked from then on.
-  function search(text) {
+  // The search runs in the page's own thread, which answers nothing else meanwhile: one still
+  // running after this long (milliseconds) is stopped. `gloss search` allows 10 s; here no
+  // query of the largest batches measured comes near (README, "Searching a batch").
+  var searchTimeLimit = 2000;
+
+  // Everything about a query: {error, timedOut, query, results: [{index, page, hits, counted,
+  // score}], complete}. Listed in page order until every shard is in, ranked from then on.
+  function search(text, timeLimit) {
     var query;
     try {
       query = parse(text);
     } catch (error) {
       if (!(error instanceof QueryError)) throw error;
-      return {error: error.message, query: null, results: [], complete: false, caveat: null};
+      return {error: error.message, timedOut: false, query: null, results: [], complete: false, caveat: null};
     }
+    var limit = timeLimit === undefined ? searchTimeLimit : timeLimit;
+    var deadline = Date.now() + limit;
     var pages = allPages();
     var found = [];
     var pagesWith = query.phrases.map(function () { return 0; });
     var notsMatched = query.nots.map(function () { return false; });
-    pages.forEach(function (page, index) {
+    for (var index = 0; index < pages.length; index += 1) {
+      if (Date.now() >= deadline) {
+        return {error: "the search took longer than its limit of " + limit / 1000 + " s and was stopped",
+                timedOut: true, query: query, results: [], complete: false, caveat: null};
+      }
+      var page = pages[index];
       var hits = query.phrases.map(function (node) { return occurrences(node, page.terms); });
       hits.forEach(function (starts, id) { if (starts.length) pagesWith[id] += 1; });
       query.nots.forEach(function (node, i) { notsMatched[i] = notsMatched[i] || matches(node.children[0], hits); });
       if (matches(query.root, hits)) {
         found.push({index: index, page: page, hits: hits, counted: counted(query.root, hits, []), score: null});
       }
-    });
+    }
     var complete = shardCount > 0 && loaded === shardCount && missing < 0;
     if (complete && found.length) rank(query, found, pages, pagesWith);
     var caveat = notsMatched.indexOf(false) >= 0
       ? "the left side of a NOT matches no page: FTS5 may score one page higher than this" : null;
-    return {error: null, query: query, results: found, complete: complete, caveat: caveat};
+    return {error: null, timedOut: false, query: query, results: found, complete: complete, caveat: caveat};
   }
 
-  function evaluate(text) {
-    var outcome = search(text);
+  // `timeLimit` (milliseconds) replaces the usual limit, for tests.
+  function evaluate(text, timeLimit) {
+    var outcome = search(text, timeLimit);
     return {
       error: outcome.error,
+      timedOut: outcome.timedOut,
       pages: outcome.results.map(function (result) { return result.index; }),
       scores: outcome.results.map(function (result) { return result.score; }),
       complete: outcome.complete,
@@ -443,7 +528,7 @@
     ready: function () { return shardCount > 0 && loaded === shardCount; }
   };
 
-  window.glossQuery = {tokenize: terms, parse: parse, occurrences: occurrences, QueryError: QueryError};
+  window.glossQuery = {tokenize: terms, parse: parse, limit: limitQuery, occurrences: occurrences, QueryError: QueryError};
 
   // Shards that arrive together are searched and listed once.
   function schedule() {
@@ -518,7 +603,7 @@
     results.hidden = false;
     var outcome = search(text);
     if (outcome.error) {
-      status.textContent = "Query error: " + outcome.error;
+      status.textContent = (outcome.timedOut ? "Search stopped: " : "Query error: ") + outcome.error;
       return;
     }
     var found = outcome.results;

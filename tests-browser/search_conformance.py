@@ -11,7 +11,10 @@ with templates/index.js in headless Chromium from file:// and runs every query t
 `window.glossSearch.evaluate` and through `SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER
 BY bm25(t), rowid`. Scores within 1e-9 (relative) count as ties, ordered by page on both sides.
 Also checks that the tokenizer table in index.js is SQLite's (unicode61_table.py --check) and
-that the listing in the page shows the same pages. Then the same again with N (default 300)
+that the listing in the page shows the same pages. SQLite is given each query as `gloss search`
+gives it (repeats side by side dropped, at most 64 terms: window.glossQuery.limit), and that
+limit is checked against the cases `gloss search`'s tests use too (query_limits.json); a query
+of 20,000 words and one past the time limit must come back at once, refused or stopped. Then the same again with N (default 300)
 random queries over random pages (fixed seed), to reach combinations no list thinks of. Needs python3-selenium, chromium and
 chromium-driver; without them it says so and exits 0. The last line is "N passed, N failed".
 """
@@ -84,7 +87,13 @@ QUERIES = [
     "OR quick", "()", "quick (fox)", "(quick) fox", "*", "quick NOT NOT fox", "12:30",
     "quick AND OR fox", "NOT quick", "harbour!", "#harbour", "quick\fbrown", "+quick",
 ]
-UI_QUERIES = ["harbour", "quick NOT harbour", "caf*", "Café's"]
+UI_QUERIES = ["harbour", "quick NOT harbour", "caf*", "Café's", "harbour harbour"]
+LIMITS = json.load(open(os.path.join(ROOT, "tests-browser/query_limits.json"), encoding="utf-8"))
+# Repeats dropped before FTS5 and the browser see them, and too many terms refused by both.
+QUERIES += [case[0] for case in LIMITS["cases"] if "NEAR(" not in case[0]] + [
+    " ".join(["harbour"] * 20000), " ".join(["\"quick brown\""] * 300) + " fox", "the the NOT harbour harbour",
+    " OR ".join("w%d" % i for i in range(1, 66)), " ".join("w%d" % i for i in range(20000)),
+]
 
 
 def skip(reason):
@@ -257,12 +266,23 @@ def main():
                 raise SystemExit("the shards did not load")
             time.sleep(0.05)
 
+    def limited(query):
+        """What gloss search hands FTS5, or {"error"} when it refuses the query."""
+        return driver.execute_script("try { return {query: window.glossQuery.limit(arguments[0])}; }"
+                                     " catch (e) { return {error: e.message}; }", query)
+
     def compare(db, query):
         nonlocal compared, errors
+        started = time.time()
         ours = driver.execute_script("return window.glossSearch.evaluate(arguments[0])", query)
-        truth = sqlite_answer(db, query)
+        took = time.time() - started
+        given = limited(query)
+        truth = sqlite_answer(db, given["query"]) if "query" in given else {"error": given["error"], "pages": [], "scores": []}
         compared += 1
-        name = "query %r" % query
+        name = "query %r" % (query if len(query) < 80 else query[:80] + "…")
+        if took > 2.5:
+            report(False, name, "took %.1f s, above the browser's time limit" % took)
+            return
         if truth["error"] or ours["error"]:
             errors += 1 if truth["error"] else 0
             report(bool(truth["error"]) and bool(ours["error"]), name,
@@ -301,9 +321,18 @@ def main():
         bad = [pages[i][1] for i in range(len(pages)) if theirs[i] != terms[i]]
         report(not bad, "tokenizer gives FTS5's terms for every page", ", ".join(bad))
 
+        for query, expected in LIMITS["cases"]:
+            given = limited(query)
+            report(given.get("query") == expected and ("error" in given) == (expected is None),
+                   "limit of %r" % query[:80], "browser %r, gloss search %r" % (given, expected))
         for query in QUERIES:
             compare(db, query)
         listed = compared
+
+        # A search still running at its time limit is stopped, and says so.
+        stopped = driver.execute_script("return window.glossSearch.evaluate('harbour', 0)")
+        report(stopped["timedOut"] and "took longer than its limit" in (stopped["error"] or "") and not stopped["pages"],
+               "a search past its time limit is stopped", repr(stopped))
 
         # The listing shows the same pages, in the same order, or the error.
         field = driver.find_element("id", "search")
@@ -311,8 +340,9 @@ def main():
             field.clear()
             field.send_keys(query)
             time.sleep(0.4)
+            given = limited(query)
             status = driver.find_element("id", "search-status").text
-            truth = sqlite_answer(db, query)
+            truth = sqlite_answer(db, given["query"])
             if truth["error"]:
                 report(status.startswith("Query error:") and not driver.find_elements("css selector", "#result-list li"),
                        "listing of %r" % query, "status %r" % status)
@@ -326,6 +356,13 @@ def main():
             report(titles == want, "listing of %r" % query, "listed %s, expected %s (%s)" % (titles, want, status))
             marks = driver.execute_script("return document.querySelectorAll('#result-list mark').length")
             report(marks >= len(expected), "snippets of %r mark the hits" % query, "%d marks" % marks)
+        # A query far past the limit, pasted: refused at once, the page still answering.
+        driver.execute_script("var f = document.getElementById('search'); f.value = arguments[0];"
+                              " f.dispatchEvent(new Event('input'));", " ".join("w%d" % i for i in range(20000)))
+        time.sleep(0.6)
+        status = driver.find_element("id", "search-status").text
+        report(status.startswith("Query error: it looks for 20000 terms"), "a pasted query of 20,000 words is refused",
+               "status %r" % status)
         logged = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         report(not logged, "no console errors", "; ".join(logged))
 

@@ -8,7 +8,8 @@ import GlossTextRecognition
 /// The `gloss` command: parses the command line, calls the library, reports.
 ///
 /// Exit status: 0 when every page was read, 1 when some failed (the others still complete),
-/// 2 for a wrong command line or search query.
+/// 2 for a wrong command line or search query. `search` keeps 1 for "nothing matched", so any
+/// search that could not be made at all is 2.
 public enum GlossCommand {
     public static func main(_ arguments: [String]) async -> Int32 {
         var words = arguments.dropFirst()
@@ -44,7 +45,7 @@ public enum GlossCommand {
             return 2
         } catch {
             printError("gloss: \(error)")
-            return 1
+            return command == "search" ? 2 : 1
         }
     }
 

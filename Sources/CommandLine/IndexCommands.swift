@@ -11,6 +11,7 @@ extension GlossCommand {
         .flag("json", "print the results as JSON, for scripts"),
         .option("faces", value: "N", "only pages with at least N faces (with no QUERY: list those pages)"),
         .option("limit", short: "n", value: "N", "at most N pages (default: 20)"),
+        .option("time-limit", value: "SECONDS", "stop a search still running after this long (default: 10)"),
         .flag("help", short: "h", "show this help"),
     ]
 
@@ -21,14 +22,17 @@ extension GlossCommand {
                            summary: """
                                Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is an FTS5 query:
                                words (all must occur), "a phrase", prefix*, OR, NOT, AND and parentheses; case and accents
-                               do not matter. Pages are ranked by bm25. Exit status: 0 when something matched, 1 when
-                               nothing did, 2 for a wrong command line or query.
+                               do not matter; a word repeated next to itself counts once, and a query may look for at
+                               most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by bm25. Exit status: 0 when
+                               something matched, 1 when nothing did, 2 when the search could not be made (a wrong
+                               command line or query, a missing or damaged database, the time limit).
                                """,
                            options: searchOptions), terminator: "")
             return 0
         }
         let minimumFaces = try arguments.integer("faces", in: 0...100_000)
         let limit = try arguments.integer("limit", in: 1...1_000_000) ?? 20
+        let timeLimit = try arguments.seconds("time-limit") ?? BatchIndex.defaultSearchTimeLimit
         guard let folder = arguments.operands.first else { throw UsageError("search needs DIR") }
         guard arguments.operands.count <= 2 else { throw UsageError("put a query of several words in quotes") }
         let query = arguments.operands.count == 2 ? arguments.operands[1] : nil
@@ -37,7 +41,8 @@ extension GlossCommand {
         let index = try BatchIndex(folder: folder, create: false)
         let results: [SearchOutput.Result]
         if let query {
-            results = try index.search(query, minimumFaces: minimumFaces ?? 0, limit: limit).map(SearchOutput.Result.init)
+            results = try index.search(query, minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
+                .map(SearchOutput.Result.init)
         } else {
             results = try index.pages(withAtLeastFaces: minimumFaces ?? 0).prefix(limit).map(SearchOutput.Result.init)
         }
@@ -141,7 +146,8 @@ struct SearchOutput: Encodable {
                 lines.append("    at " + hits.prefix(8).map { "\($0.text) \($0.box.x),\($0.box.y) \($0.box.width)x\($0.box.height)" }
                     .joined(separator: "; ") + (hits.count > 8 ? "; and \(hits.count - 8) more" : ""))
             }
-            return lines.joined(separator: "\n") + "\n"
+            // Each line is escaped whole: a source's name or a word cannot start a line of its own.
+            return lines.map { TerminalText.escaping($0) + "\n" }.joined()
         }
     }
 

@@ -32,6 +32,9 @@ final class ProgressDisplay {
         case .batchFolderSkipped(let folder):
             clearLine()
             printError("gloss: \(folder) holds a Gloss batch; its files are outputs, not read as inputs")
+        case .indexRebuilt(let path, let problem, let pages):
+            clearLine()
+            printError("gloss: \(path) was damaged (\(problem)); rebuilt it from \(pages) page JSON \(pages == 1 ? "file" : "files")")
         case .pageSkipped(let entry):
             skipped += 1
             count(entry)

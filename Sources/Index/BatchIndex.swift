@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import GlossContract
 import GlossGeometry
@@ -61,9 +62,21 @@ public final class BatchIndex {
     /// that cannot be written (a read-only copy of an archive) is opened for reading only.
     public init(folder: String, create: Bool) throws {
         let path = folder + "/" + Self.fileName
-        if !create && !FileManager.default.fileExists(atPath: path) {
-            throw IndexError(path: path, operation: "open", message: "no index here (was the batch run with this Gloss?)",
-                             code: 0)
+        if !create {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw IndexError(path: path, operation: "open", message: "its folder does not exist", code: 0)
+            }
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+                throw IndexError(path: path, operation: "open", message: "no index here (was the batch run with this Gloss?)",
+                                 code: 0)
+            }
+            // SQLite takes an empty file for an empty database, and would write a new schema
+            // into a batch's database that lost its contents.
+            if (attributes[.size] as? NSNumber)?.intValue == 0 {
+                throw IndexError(path: path, operation: "open", message: "the file is empty (0 bytes), not a database",
+                                 code: SQLITE_NOTADB)
+            }
         }
         if !create && access(folder, W_OK) != 0 && errno == EROFS {
             database = try Database(path: path, access: .readOnlyMedia)
@@ -91,6 +104,12 @@ public final class BatchIndex {
             let reason = version == 0 ? "it is empty, or not an index of Gloss's" : "it was written by another version of Gloss"
             throw IndexError(path: path, operation: "open", message: reason, code: 0)
         }
+    }
+
+    /// A new, empty index at `path`, wherever that is: the file a rebuild writes.
+    init(path: String) throws {
+        database = try Database(path: path, access: .create)
+        try Schema.migrate(database)
     }
 
     public var path: String { database.path }
@@ -155,7 +174,7 @@ public final class BatchIndex {
         try database.prepare("DELETE FROM pages WHERE \(condition)", operation: "remove a page").run(values)
     }
 
-    private func insert(_ page: IndexedPage) throws {
+    func insert(_ page: IndexedPage) throws {
         let report = page.report
         let operation = "record \(page.name)"
         try database.prepare("""

@@ -20,6 +20,13 @@ public struct IndexError: Error, Sendable, CustomStringConvertible {
     /// SQLite's plain `SQLITE_ERROR`: an SQL statement that is wrong in itself (for a search,
     /// the query), not I/O, corruption or a busy database, which have codes of their own.
     public var isStatementError: Bool { code & 0xFF == SQLITE_ERROR }
+
+    /// The file is damaged or is not a database at all: what a rebuild from the page JSON
+    /// files repairs, unlike a full disk or a missing permission.
+    public var isDamage: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
+
+    /// SQLite stopped a statement because the time it was given ran out.
+    var isInterruption: Bool { code & 0xFF == SQLITE_INTERRUPT }
 }
 
 /// One SQLite connection, owned here and closed when the owner goes away.
@@ -132,6 +139,31 @@ final class Database {
     }
 
     var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` with every statement it runs stopped once `limit` has passed: SQLite then
+    /// fails the statement with `SQLITE_INTERRUPT`, which `check` turns into an `IndexError`.
+    /// SQLite asks between steps of its virtual machine, so one long function call (a snippet)
+    /// finishes before the statement stops.
+    func withTimeLimit<T>(_ limit: Duration, _ body: () throws -> T) throws -> T {
+        let deadline = Deadline(ContinuousClock.now.advanced(by: limit))
+        return try withExtendedLifetime(deadline) {
+            sqlite3_progress_handler(handle, Self.stepsBetweenClockReadings, { context in
+                Unmanaged<Deadline>.fromOpaque(context!).takeUnretainedValue().hasPassed ? 1 : 0
+            }, Unmanaged.passUnretained(deadline).toOpaque())
+            defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+            return try body()
+        }
+    }
+
+    /// A clock reading every thousand virtual machine steps costs well under a percent of a
+    /// search, and stops one within microseconds of its limit.
+    private static let stepsBetweenClockReadings: Int32 = 1_000
+
+    private final class Deadline {
+        let instant: ContinuousClock.Instant
+        init(_ instant: ContinuousClock.Instant) { self.instant = instant }
+        var hasPassed: Bool { ContinuousClock.now >= instant }
+    }
 }
 
 /// A value SQLite stores.

@@ -21,17 +21,57 @@ public struct SearchResult: Sendable, Equatable {
     public var hits: [Hit]
 }
 
-/// A query FTS5 cannot read: the query, and SQLite's reason without its internals.
+/// A query FTS5 cannot read, or one that looks for too many terms: the query, and the reason
+/// (SQLite's without its internals).
 public struct QueryError: Error, Sendable, CustomStringConvertible {
     public var query: String
     public var reason: String
-    public var description: String { "invalid query \"\(query)\": \(reason)" }
+    public var description: String { "invalid query \"\(abbreviated(query))\": \(reason)" }
+}
+
+/// A search stopped because it ran longer than its time limit.
+public struct SearchTimeError: Error, Sendable, CustomStringConvertible {
+    /// The database searched.
+    public var path: String
+    public var query: String
+    public var limit: Duration
+    public var description: String {
+        "\(path): the search for \"\(abbreviated(query))\" took longer than its limit of "
+            + "\(DecimalText.format(limit.secondsValue, maximumFractionDigits: 3)) s and was stopped"
+    }
+}
+
+/// A query short enough for one line of an error message.
+private func abbreviated(_ query: String) -> String {
+    query.count <= 80 ? query : String(query.prefix(80)) + "…"
 }
 
 extension BatchIndex {
+    /// The most terms a query may look for (see `SearchQuery`): beyond it a query is refused.
+    public static let maximumQueryTerms = SearchQuery.maximumTerms
+
+    /// How long a search may run before it is stopped: over 250 times the slowest query of a
+    /// 10,000-page batch (README, "Searching a batch"), so only a pathological query meets it.
+    public static let defaultSearchTimeLimit = Duration.seconds(10)
+
     /// Pages matching an FTS5 query (words, "phrases", prefix*, AND, OR, NOT, parentheses),
     /// ranked by bm25 and then in input order; with `minimumFaces`, only pages with that many.
-    public func search(_ query: String, minimumFaces: Int = 0, limit: Int = 20) throws -> [SearchResult] {
+    ///
+    /// A term repeated next to itself counts once, and a query of more than `maximumQueryTerms`
+    /// terms is a `QueryError`; a search still running after `timeLimit` is a `SearchTimeError`.
+    public func search(_ query: String, minimumFaces: Int = 0, limit: Int = 20,
+                       timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
+        let limited = try SearchQuery(query)
+        do {
+            return try database.withTimeLimit(timeLimit) {
+                try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit)
+            }
+        } catch let error as IndexError where error.isInterruption {
+            throw SearchTimeError(path: path, query: query, limit: timeLimit)
+        }
+    }
+
+    private func search(original query: String, fts: String, minimumFaces: Int, limit: Int) throws -> [SearchResult] {
         // Rank first, then make snippets for the pages shown only: a word on every page of a
         // large batch would otherwise have every page's snippet made and thrown away.
         let faces = minimumFaces > 0 ? "AND (SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= \(minimumFaces)" : ""
@@ -42,7 +82,7 @@ extension BatchIndex {
             ORDER BY score, i.position, p.page_index
             LIMIT ?2
             """, operation: "search")
-        try ranking.bind([.text(query), SQLValue(max(0, limit))])
+        try ranking.bind([.text(fts), SQLValue(max(0, limit))])
         var ranked: [(id: Int, result: SearchResult)] = []
         do {
             while try ranking.step() {
@@ -66,7 +106,7 @@ extension BatchIndex {
             "SELECT text, start, x, y, width, height FROM words WHERE page_id = ? ORDER BY position", operation: "search")
         return try ranked.map { page in
             var result = page.result
-            try marking.bind([.text(query), SQLValue(page.id)])
+            try marking.bind([.text(fts), SQLValue(page.id)])
             if try marking.step() {
                 result.snippet = marking.text(0).replacingOccurrences(of: hitStart, with: "[")
                     .replacingOccurrences(of: hitEnd, with: "]")

@@ -266,3 +266,22 @@ struct MergeSafetyTests {
         #expect(try BatchTests.manifest(scratch.path + "/merged").pages.count == expected)
     }
 }
+
+/// Every line `gloss search` prints is one line, whatever the names and words it quotes.
+struct SearchOutputTests {
+    @Test func aSourceNameCannotForgeASearchResultLine() throws {
+        let scratch = try ScratchFolder()
+        let input = scratch.path + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"),
+                                        toPath: input + "/a\n\u{1B}[2Kforged.png, page 9\u{1B}[0m.png")
+        let run = try Gloss.run(["annotate", input, "-o", scratch.path + "/out", "--no-faces", "-q"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let search = try Gloss.run(["search", scratch.path + "/out", "quick"])
+        #expect(search.status == 0, "\(search.standardError)")
+        #expect(!search.standardOutput.unicodeScalars.contains { $0.value == 0x1B })
+        let lines = search.standardOutput.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("forged") || $0.hasPrefix("\u{1B}") }, "\(search.standardOutput)")
+        #expect(lines.first?.contains("/in/a\\x0A\\x1B[2Kforged.png, page 9\\x1B[0m.png, page 1") == true, "\(search.standardOutput)")
+    }
+}

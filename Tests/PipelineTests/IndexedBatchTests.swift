@@ -143,6 +143,72 @@ struct IndexedBatchTests {
         #expect(merge.standardError.contains("/b: cannot merge: was read with other settings"), "\(merge.standardError)")
     }
 
+    /// Overwrites the first page of the words table: the re-run and the manifest read on, only
+    /// the search and the pages' words meet the damage.
+    static func damageWords(in folder: String) throws {
+        let (page, size) = try {
+            let statement = try BatchIndex(folder: folder, create: false).database.prepare(
+                "SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_schema WHERE name = 'words'",
+                operation: "test")
+            _ = try statement.step()
+            return (statement.int(0), statement.int(1))
+        }()
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: folder + "/" + BatchIndex.fileName))
+        try file.seek(toOffset: UInt64((page - 1) * size))
+        try file.write(contentsOf: Data(repeating: 0xA5, count: size))
+        try file.close()
+    }
+
+    @Test func aDamagedDatabaseIsRebuiltFromThePageJSONAndSearchSaysWhatIsWrong() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out", database = output + "/" + BatchIndex.fileName
+        let annotate = ["annotate", Fixtures.path("text/sans.png"), Fixtures.path("text/two-pages.tif"), "-o", output,
+                        "--no-faces", "-q"]
+        #expect(try Gloss.run(annotate).status == 0)
+        try Self.damageWords(in: output)
+
+        let broken = try Gloss.run(["search", output, "staff"])
+        #expect(broken.status == 2, "not 1, which says nothing matched")
+        #expect(broken.standardError.split(separator: "\n").count == 1, "\(broken.standardError)")
+        #expect(broken.standardError.hasPrefix("gloss: \(database): ") && broken.standardError.contains("malformed"),
+                "\(broken.standardError)")
+
+        let again = try Gloss.run(annotate)
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(again.standardError.hasPrefix("gloss: \(database) was damaged ("), "\(again.standardError)")
+        #expect(again.standardError.hasSuffix("); rebuilt it from 3 page JSON files\n"), "\(again.standardError)")
+        #expect(try Self.search(output, "staff").results.map(\.page) == [2])
+        #expect(try BatchIndex(folder: output, create: false).integrityProblems().isEmpty)
+
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: database))
+        let forced = try Gloss.run(annotate + ["--force"])
+        #expect(forced.status == 0, "\(forced.standardError)")
+        #expect(forced.standardError.contains("(file is not a database); rebuilt it from 3 page JSON files"))
+        #expect(try Self.search(output, "staff").results.map(\.page) == [2])
+
+        try Data().write(to: URL(fileURLWithPath: database))
+        let empty = try Gloss.run(["search", output, "staff"])
+        #expect(empty.status == 2 && empty.standardError.contains("empty (0 bytes)"), "\(empty.standardError)")
+        #expect(try Gloss.run(annotate).standardError.contains("(the file is empty (0 bytes)); rebuilt it"))
+        #expect(try Self.search(output, "staff").results.map(\.page) == [2])
+
+        let missing = try Gloss.run(["search", scratch.path + "/elsewhere", "staff"])
+        #expect(missing.status == 2 && missing.standardError.contains("elsewhere"), "\(missing.standardError)")
+    }
+
+    @Test func aQueryOfTooManyTermsIsRefusedAndRepeatsAreSearchedOnce() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        #expect(try Gloss.run(["annotate", Fixtures.path("text/two-pages.tif"), "-o", output, "--no-faces", "-q"]).status == 0)
+        let repeated = try Gloss.run(["search", output, Array(repeating: "staff", count: 20_000).joined(separator: " ")])
+        #expect(repeated.status == 0)
+        #expect(repeated.standardOutput == (try Gloss.run(["search", output, "staff"]).standardOutput))
+        let many = try Gloss.run(["search", output, (1...65).map { "w\($0)" }.joined(separator: " ")])
+        #expect(many.status == 2)
+        #expect(many.standardError.hasPrefix("gloss: invalid query \"w1 w2 "), "\(many.standardError)")
+        #expect(many.standardError.hasSuffix(": it looks for 65 terms (words, phrases, prefixes); at most 64 are allowed\n"))
+    }
+
     @Test func aWrongShardIsAUsageError() throws {
         for arguments in [["--shard", "3/3"], ["--shard", "x"], ["--shard", "auto"], ["--shard-count", "2"]] {
             let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", "/tmp/unused"] + arguments)

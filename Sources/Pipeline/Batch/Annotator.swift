@@ -2,6 +2,7 @@ import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
+import GlossIndex
 import Synchronization
 
 /// What a running batch reports, in the order it happens.
@@ -18,6 +19,9 @@ public enum BatchEvent: Sendable {
     /// A folder among the inputs that holds a Gloss batch (this run's own output, or another's):
     /// its files are outputs, not inputs, and are not read.
     case batchFolderSkipped(String)
+    /// The database at `path` was damaged (`problem`), so it was built again from the `pages`
+    /// page JSON files of earlier runs before this one started.
+    case indexRebuilt(path: String, problem: String, pages: Int)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
@@ -81,6 +85,11 @@ public struct Annotator: Sendable {
         let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         let files = positions.map { collection[$0] }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        var earlier = EarlierRun(layout: layout)
+        if let problem = try BatchIndex.damage(in: folder) {
+            let pages = try earlier.rebuildIndex(in: layout, positions: collection.map(\.path))
+            events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: problem, pages: pages))
+        }
         let (graphs, unavailable) = try await startGraphs(count: min(jobs, max(1, files.count)))
         for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
             events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))
@@ -89,7 +98,6 @@ public struct Annotator: Sendable {
         // working engine reads them again.
         let settingsHash = fingerprint(without: Set(unavailable.keys))
         // Read also with --force: until a file is read again, its earlier pages stay listed.
-        let earlier = EarlierRun(layout: layout)
         let bySource = earlier.entriesBySource()
         var earlierByFile: [Int: [ManifestEntry]] = [:]
         for (index, file) in files.enumerated() { earlierByFile[index] = bySource[file.path] }

@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossIndex
 
 /// Where a batch writes: `DIR/gloss.json`, `DIR/index.html` and `DIR/pages/`.
 public struct OutputLayout: Sendable {
@@ -92,6 +93,25 @@ struct EarlierRun: Sendable {
     /// Every page the earlier run recorded, by input, in page order.
     func entriesBySource() -> [String: [ManifestEntry]] {
         Dictionary(grouping: entries.values, by: \.source).mapValues { $0.sorted { $0.pageIndex < $1.pageIndex } }
+    }
+
+    /// Replaces the batch's database with one built from the page JSON files of the pages
+    /// listed, of the inputs in `positions` (the whole input list), and returns how many it
+    /// holds. A page without a JSON file cannot be put back in the index, so it is forgotten:
+    /// this run reads it again.
+    mutating func rebuildIndex(in layout: OutputLayout, positions paths: [String]) throws -> Int {
+        let positions = Dictionary(paths.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        entries = entries.filter { $0.value.outputs["json"] != nil }
+        let listed = entries.values.sorted { ($0.source, $0.pageIndex) < ($1.source, $1.pageIndex) }
+        let pages = listed.lazy.compactMap { entry -> IndexedPage? in
+            guard let position = positions[entry.source], let json = entry.outputs["json"],
+                  let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
+                  let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes))
+            else { return nil }
+            return IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
+                               settingsHash: entry.settingsHash, outputs: entry.outputs, report: report)
+        }
+        return try BatchIndex.rebuild(in: layout.folder, from: pages)
     }
 
     /// The earlier entry for this page if it finished with the same input and settings and its

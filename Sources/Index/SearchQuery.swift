@@ -1,0 +1,148 @@
+/// A query as FTS5 is given it: repeats dropped, and refused when it holds too many terms.
+///
+/// FTS5's `snippet()` compares every hit of every phrase with every other, so its time grows
+/// with the square of the number of phrases: 2,000 copies of one word took 2.6 s, 20,000 several
+/// minutes. A phrase repeated among the phrases next to it (`the the the`, FTS5's implicit AND)
+/// is the same condition again, so it is dropped; what remains may name at most `maximumTerms`
+/// phrases, or the query is refused, since dropping part of a boolean query would silently
+/// change what it finds. `templates/index.js` applies the same rules (its `limitQuery`), so the
+/// report's search and `gloss search` rank the same query the same way.
+struct SearchQuery {
+    /// The most terms (words, "phrases", prefix*) a query may look for, repeats side by side
+    /// counted once.
+    static let maximumTerms = 64
+
+    /// What FTS5 runs: the query itself unless a repeat was dropped.
+    let text: String
+
+    /// Drops repeats, and throws a `QueryError` when more than `maximumTerms` terms remain.
+    /// A query FTS5 would refuse (a character it does not know, an unterminated string, a
+    /// leading `*`) is left as it is, for FTS5 to say why.
+    init(_ query: String) throws {
+        guard !query.hasPrefix("*"), let lexemes = Lexeme.split(query) else {
+            text = query
+            return
+        }
+        // NEAR groups and column filters give a phrase's neighbours another meaning: repeats
+        // there are kept, and only counted.
+        let plain = !lexemes.indices.contains { index in
+            lexemes[index].kind == .special
+                || (lexemes[index].kind == .string && index + 1 < lexemes.count && lexemes[index + 1].kind == .leftParenthesis)
+        }
+        var kept: [Lexeme] = [], terms = 0, dropped = false
+        var run: Set<Phrase> = []
+        var index = 0
+        while index < lexemes.count {
+            guard let (phrase, end) = Phrase.read(lexemes, at: index) else {
+                run = []
+                kept.append(lexemes[index])
+                index += 1
+                continue
+            }
+            if plain && !run.insert(phrase).inserted {
+                dropped = true
+            } else {
+                terms += 1
+                kept += lexemes[index..<end]
+            }
+            index = end
+        }
+        guard terms <= Self.maximumTerms else {
+            throw QueryError(query: query, reason: "it looks for \(terms) terms (words, phrases, prefixes); "
+                             + "at most \(Self.maximumTerms) are allowed")
+        }
+        text = dropped ? kept.map { String($0.raw) }.joined(separator: " ") : query
+    }
+}
+
+/// One of FTS5's query tokens (`fts5ExprGetToken`), as far as finding phrases needs them.
+private struct Lexeme {
+    enum Kind { case string, keyword, caret, star, plus, leftParenthesis, special, other }
+
+    var kind: Kind
+    /// As written, quotes included.
+    var raw: Substring
+    /// A string's text, its quotes removed, as bytes: two strings are the same when their
+    /// bytes are (as in the browser, which compares code units, not canonical equivalence).
+    var content: [UInt8] = []
+
+    /// The tokens of `query`, or nil where FTS5 would refuse a character or an unterminated string.
+    static func split(_ query: String) -> [Lexeme]? {
+        let scalars = query.unicodeScalars
+        var lexemes: [Lexeme] = []
+        var at = scalars.startIndex
+        while at < scalars.endIndex {
+            let scalar = scalars[at]
+            let next = scalars.index(after: at)
+            if " \t\n\r".unicodeScalars.contains(scalar) {
+                at = next
+            } else if let kind = punctuation[scalar] {
+                lexemes.append(Lexeme(kind: kind, raw: Substring(scalars[at..<next])))
+                at = next
+            } else if scalar == "\"" {
+                var content = "", end = next
+                while true {
+                    guard end < scalars.endIndex else { return nil }
+                    if scalars[end] == "\"" {
+                        let after = scalars.index(after: end)
+                        guard after < scalars.endIndex, scalars[after] == "\"" else { break }
+                        end = after
+                    }
+                    content.unicodeScalars.append(scalars[end])
+                    end = scalars.index(after: end)
+                }
+                end = scalars.index(after: end)
+                lexemes.append(Lexeme(kind: .string, raw: Substring(scalars[at..<end]), content: Array(content.utf8)))
+                at = end
+            } else if isBareword(scalar) {
+                var end = next
+                while end < scalars.endIndex, isBareword(scalars[end]) { end = scalars.index(after: end) }
+                let word = Substring(scalars[at..<end])
+                let keyword = word == "AND" || word == "OR" || word == "NOT"
+                lexemes.append(Lexeme(kind: keyword ? .keyword : .string, raw: word, content: Array(word.utf8)))
+                at = end
+            } else {
+                return nil
+            }
+        }
+        return lexemes
+    }
+
+    private static let punctuation: [Unicode.Scalar: Kind] = [
+        "^": .caret, "*": .star, "+": .plus, "(": .leftParenthesis, ")": .other,
+        "{": .special, "}": .special, ":": .special, ",": .special, "-": .special,
+    ]
+
+    /// FTS5's bareword characters: ASCII letters and digits, `_`, U+001A and anything beyond ASCII.
+    private static func isBareword(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value >= 0x80 || scalar.value == 0x1A || scalar == "_"
+            || ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar)
+    }
+}
+
+/// A phrase as written: `^`, then strings joined by `+`, each perhaps a prefix (`*`). Two equal
+/// phrases find the same words.
+private struct Phrase: Hashable {
+    var first: Bool
+    var parts: [[UInt8]]
+    var prefixes: [Bool]
+
+    /// The phrase starting at `index` and the index after it, or nil when none starts there.
+    static func read(_ lexemes: [Lexeme], at index: Int) -> (Phrase, end: Int)? {
+        var at = index
+        let first = lexemes[at].kind == .caret
+        if first { at += 1 }
+        guard at < lexemes.count, lexemes[at].kind == .string else { return nil }
+        var phrase = Phrase(first: first, parts: [], prefixes: [])
+        while true {
+            phrase.parts.append(lexemes[at].content)
+            at += 1
+            let prefix = at < lexemes.count && lexemes[at].kind == .star
+            phrase.prefixes.append(prefix)
+            if prefix { at += 1 }
+            guard at + 1 < lexemes.count, lexemes[at].kind == .plus, lexemes[at + 1].kind == .string else { break }
+            at += 1
+        }
+        return (phrase, at)
+    }
+}
