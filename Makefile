@@ -7,11 +7,16 @@ STRICT = -Xswiftc -warnings-as-errors
 
 # What Gloss links and reads at run time; then what the tests use (the Tesseract CLI for TSV
 # comparisons, Chromium and Selenium for the browser tests, xmllint), the fixture script (Pillow,
-# DejaVu) and the benchmarks (GNU time, OpenCV's Python bindings as the reference detector).
+# DejaVu) and the benchmarks (GNU time, OpenCV's Python bindings as the reference detector);
+# python3-venv for the virtual environment holding iiif-prezi3, which checks the IIIF output.
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev libturbojpeg0-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv
+	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv python3-venv
+
+# The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
+VENV = .build/venv
+IIIF_PREZI3 = iiif-prezi3==3.1.1
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -20,6 +25,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 setup:
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
+	[ -x $(VENV)/bin/python3 ] || /usr/bin/python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q $(IIIF_PREZI3)
 
 build:
 	$(SWIFT) build -c release $(STRICT)
@@ -33,6 +40,7 @@ test:
 	$(SWIFT) test -c release --skip-build
 	/usr/bin/python3 tests-browser/test_viewer.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
+	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
 
 # The suite under ThreadSanitizer and AddressSanitizer, then a leak check of Gloss's own C
 # handles (sanitize/run.sh; see sanitize/README.md). Each sanitizer builds in a scratch path of

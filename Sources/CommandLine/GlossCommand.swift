@@ -116,7 +116,9 @@ public enum GlossCommand {
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
     ] + faceOptions + [
         .option("format", short: "f", value: "LIST",
-                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json)"),
+                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json); "
+                    + "iiif adds the batch's IIIF manifest"),
+        .option("iiif-base", value: "URL", "where DIR will be published: write the IIIF manifest with ids under this URL"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
         .option("input-list", value: "FILE", "read more inputs from FILE, one path or URL per line ('-' for stdin)"),
         .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long (default: 60)"),
@@ -146,9 +148,9 @@ public enum GlossCommand {
         let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = try settings(from: arguments)
         try applyFaceOptions(arguments, to: &settings)
-        if let list = arguments.value("format") {
-            do { settings.formats = try OutputFormat.parseList(list) } catch { throw UsageError("--format: \(error)") }
-        }
+        if let list = arguments.value("format") { try applyFormats(list, to: &settings) }
+        if let base = arguments.value("iiif-base") { settings.iiif = IIIFOutput(base: try iiifBase(base)) }
+        if settings.iiif != nil { settings.formats.insert(.json) }
         var fetching = RemoteFetchOptions()
         if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
         var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
@@ -170,6 +172,28 @@ public enum GlossCommand {
             printError("gloss: \(manifest.pages.count) pages, \(manifest.failedCount) not read; report: \(output)/index.html")
         }
         return manifest.failedCount == 0 ? 0 : 1
+    }
+
+    /// `--format`: the page formats, and `iiif`, the batch-level IIIF output, which is built
+    /// from the page JSON and so brings it along.
+    static func applyFormats(_ list: String, to settings: inout AnnotationSettings) throws {
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let pageFormats = names.filter { $0.lowercased() != "iiif" }
+        if pageFormats.count < names.count { settings.iiif = settings.iiif ?? IIIFOutput() }
+        do {
+            settings.formats = pageFormats.isEmpty ? [] : try OutputFormat.parseList(pageFormats.joined(separator: ","))
+        } catch {
+            throw UsageError("--format: \(error), iiif")
+        }
+    }
+
+    /// `--iiif-base`: an absolute http(s) URL, given a trailing slash so ids append to it.
+    static func iiifBase(_ text: String) throws -> String {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+              url.host?.isEmpty == false, url.query == nil, url.fragment == nil else {
+            throw UsageError("--iiif-base takes an http(s) URL such as https://archive.example/batch1/, not '\(text)'")
+        }
+        return text.hasSuffix("/") ? text : text + "/"
     }
 
     static func shard(from arguments: ParsedArguments) throws -> Shard? {

@@ -52,7 +52,7 @@ public enum BatchMerge {
         do {
             try AtomicFile.createDirectory(layout.pagesFolder)
             let stagingLock = try await FolderLock.acquire(staging)
-            let manifest = try build(layout, from: shards, startingWith: existing)
+            let manifest = try build(layout, named: name, from: shards, startingWith: existing)
             let replaced = parent + "/." + name + ".replaced-\(getpid())"
             try move(target, to: replaced)
             try move(staging, to: target)
@@ -66,7 +66,8 @@ public enum BatchMerge {
     }
 
     /// The merged batch, written whole into `layout`'s folder.
-    private static func build(_ layout: OutputLayout, from shards: [CheckedShard], startingWith existing: ExistingBatch?) throws -> BatchManifest {
+    private static func build(_ layout: OutputLayout, named name: String, from shards: [CheckedShard],
+                              startingWith existing: ExistingBatch?) throws -> BatchManifest {
         var expected = Set<String>()
         if let existing {
             try linkPages(from: existing.folder + "/pages", to: layout.pagesFolder)
@@ -98,6 +99,7 @@ public enum BatchMerge {
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
         try BatchReport.writeAssets(into: layout)
         try BatchReport.writeSharedData(of: pages, searching: merged.searchablePages(), into: layout)
+        try BatchReport.writeIIIF(of: pages, settings: settings, into: layout, label: name)
         try BatchReport.writeIndex(of: pages, into: layout)
         return manifest
     }
@@ -139,7 +141,7 @@ public enum BatchMerge {
     private static func existingBatch(in output: String) throws -> ExistingBatch? {
         let batchFiles: Set<String> = [
             "gloss.json", "gloss.journal", BatchIndex.fileName, BatchIndex.fileName + "-wal", BatchIndex.fileName + "-shm",
-            FolderLock.fileName, "index.html", "pages", "data", "assets",
+            FolderLock.fileName, "index.html", "pages", "data", "assets", IIIFPresentation.folder,
         ]
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
         let strangers = contents.filter { !batchFiles.contains($0) && !$0.contains(".tmp-") }.sorted()

@@ -161,6 +161,7 @@ actor BatchRecorder {
         if final {
             try database.retainOnly(pages: Set(pages.map(\.id)))
             try BatchReport.writeSharedData(of: pages, searching: database.searchablePages(), into: layout)
+            try BatchReport.writeIIIF(of: pages, settings: settings, into: layout)
         }
         try BatchReport.writeIndex(of: pages, into: layout)
         return manifest

@@ -1,4 +1,5 @@
 import GlossContract
+import GlossGeometry
 import Foundation
 import GlossIndex
 import GlossReports
@@ -27,6 +28,61 @@ enum BatchReport {
             try AtomicFile.createDirectory((layout.folder + "/" + file.path as NSString).deletingLastPathComponent)
             try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
         }
+    }
+
+    /// `iiif/`: the IIIF Presentation manifest of the pages read, and each page's annotation
+    /// pages, built from the page JSON files (the record every run and merge keeps, whatever
+    /// the base URL was when the page was read), then the annotation pages of pages no longer
+    /// listed removed. A batch without the IIIF output has no `iiif/` folder.
+    ///
+    /// All of it is written here, at the end of a run, rather than as each page finishes: the
+    /// ids depend on the base URL, which a later run may change without reading a page again.
+    /// `label` names the batch; nil for the folder's name.
+    static func writeIIIF(of pages: [ManifestEntry], settings: AnnotationSettings, into layout: OutputLayout,
+                          label: String? = nil) throws {
+        let folder = layout.folder + "/" + IIIFPresentation.folder
+        guard let output = settings.iiif else {
+            if FileManager.default.fileExists(atPath: folder) { try? FileManager.default.removeItem(atPath: folder) }
+            return
+        }
+        let annotations = layout.folder + "/" + IIIFPresentation.annotationsFolder
+        try AtomicFile.createDirectory(annotations)
+        let name = (URL(fileURLWithPath: layout.folder).standardizedFileURL.path as NSString).lastPathComponent
+        let presentation = IIIFPresentation(base: output.base, label: label ?? name, languages: settings.recognition.languages)
+        var canvases: [IIIFPresentation.Canvas] = []
+        var written: Set<String> = []
+        for entry in pages where entry.status == .ok {
+            // A page whose JSON is gone or does not read has nothing to show; the next run reads it again.
+            guard let json = entry.outputs["json"],
+                  let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
+                  let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes)) else { continue }
+            let image = entry.outputs["image"].flatMap { path in
+                pngSize(of: layout.folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
+            }
+            guard let (canvas, files) = try presentation.canvas(for: report, pageID: entry.id, image: image) else { continue }
+            for file in files {
+                try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
+                written.insert((file.path as NSString).lastPathComponent)
+            }
+            canvases.append(canvas)
+        }
+        for file in try presentation.manifest(of: canvases) {
+            try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? [] where !written.contains(name) {
+            try? FileManager.default.removeItem(atPath: annotations + "/" + name)
+        }
+    }
+
+    /// The size a PNG's header gives, without decoding it; nil for a file that is not a PNG.
+    static func pngSize(of path: String) -> PixelSize? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 24), header.count == 24,
+              Array(header[12..<16]) == Array("IHDR".utf8) else { return nil }
+        let bytes = Array(header)
+        func integer(at offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return PixelSize(width: integer(at: 16), height: integer(at: 20))
     }
 
     /// The stylesheet and scripts every page and the index share.

@@ -22,6 +22,10 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var faceDimension: Int?
     /// A YuNet model to use instead of the one built in (`--face-model`), in Gloss's format.
     public var faceModelPath: String?
+    /// The batch as IIIF Presentation 3.0 (`--format iiif`, `--iiif-base`); nil writes none.
+    /// A batch-level output, written from the page JSON at the end of a run, so it is not an
+    /// `OutputFormat` (those are files per page) and the base URL is not in the fingerprint.
+    public var iiif: IIIFOutput?
 
     public init(
         recognition: RecognitionOptions = RecognitionOptions(),
@@ -49,7 +53,7 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
 extension AnnotationSettings {
     private enum CodingKeys: String, CodingKey {
         case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDetector, faceDimension
-        case faceModelPath
+        case faceModelPath, iiif
     }
 
     /// Settings recorded before the CNN detector existed were read with the cascade.
@@ -64,6 +68,7 @@ extension AnnotationSettings {
         faceDetector = try container.decodeIfPresent(FaceDetectorKind.self, forKey: .faceDetector) ?? .cascade
         faceDimension = try container.decodeIfPresent(Int.self, forKey: .faceDimension)
         faceModelPath = try container.decodeIfPresent(String.self, forKey: .faceModelPath)
+        iiif = try container.decodeIfPresent(IIIFOutput.self, forKey: .iiif)
     }
 
     /// Written with the formats sorted: a set has no order of its own, and the same settings
@@ -79,23 +84,46 @@ extension AnnotationSettings {
         try container.encode(faceDetector, forKey: .faceDetector)
         try container.encode(faceDimension, forKey: .faceDimension)
         try container.encode(faceModelPath, forKey: .faceModelPath)
+        // Left out when off, so that settings without it encode (and fingerprint) as before.
+        try container.encodeIfPresent(iiif, forKey: .iiif)
     }
 }
 
 extension AnnotationSettings {
+    /// Whether each page gets a display copy: the page view shows it, and the IIIF canvas is
+    /// painted with it.
+    var writesDisplayCopy: Bool { formats.contains(.html) || iiif != nil }
+
     /// A digest of everything that decides a page's results and outputs: equal settings, equal
     /// fingerprint.
+    ///
+    /// The IIIF output is written for the whole batch at the end of a run, so neither it nor its
+    /// base URL counts: a run that adds it or moves the base rewrites the manifest and reads no
+    /// page again. What it asks of each page does count: a display copy, when HTML does not
+    /// already make one.
     var fingerprint: String {
         // Sets encode in no fixed order; sorted keys alone would not make this stable.
         var settings = self
         settings.formats = []
-        let formats = self.formats.map(\.rawValue).sorted().joined(separator: ",")
+        settings.iiif = nil
+        var names = self.formats.map(\.rawValue)
+        if iiif != nil && !self.formats.contains(.html) { names.append("display") }
+        let formats = names.sorted().joined(separator: ",")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Plain values and strings: encoding them cannot fail, and the formats are in the suffix.
         let bytes = (try? encoder.encode(settings)).map { Array($0) } ?? []
         return String(SHA256.hex(of: bytes + Array((formats + glossVersion).utf8)).prefix(16))
     }
+}
+
+/// The IIIF Presentation output of a batch.
+public struct IIIFOutput: Sendable, Codable, Hashable {
+    /// Where the batch folder is published (`https://archive.example/batch1/`): every id is
+    /// absolute under it. Nil: ids relative to the files that hold them.
+    public var base: String?
+
+    public init(base: String? = nil) { self.base = base }
 }
 
 /// The version written into manifests and reports.

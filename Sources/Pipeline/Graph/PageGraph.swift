@@ -167,8 +167,8 @@ struct PageGraph: Sendable {
     /// written in every format so the report can show it; a cancelled one writes nothing.
     private func process(page index: Int, of file: ImageFile, id: String, clock: StageClock, layout: OutputLayout?) async -> Outcome {
         let path = file.path
-        // A display copy is made only when a page view will show it.
-        let displayDimension = layout != nil && settings.formats.contains(.html) ? settings.displayDimension : nil
+        // A display copy is made only when a page view or a IIIF canvas will show it.
+        let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
         do {
             let decoded = try await step(.decode, file: path, page: index, clock: clock) {
                 try await worker.image.run { _ in try file.decodePage(index) }
