@@ -116,7 +116,7 @@ public enum GlossCommand {
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
     ] + faceOptions + [
         .option("format", short: "f", value: "LIST",
-                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json)"),
+                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt,pdf (default: html,json)"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
         .option("input-list", value: "FILE", "read more inputs from FILE, one path or URL per line ('-' for stdin)"),
         .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long (default: 60)"),
