@@ -104,8 +104,8 @@ final class Deflater {
     }
 
     /// Compresses `bytes` in one go.
-    static func compress(_ bytes: [UInt8]) -> [UInt8] {
-        let deflater = Deflater()
+    static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+        let deflater = Deflater(level: level)
         deflater.append(bytes)
         return deflater.finish()
     }

@@ -140,7 +140,7 @@ public struct SearchablePDF {
     /// One Type 3 font for up to 256 characters, codes in the order given; returns its number.
     private mutating func writeFont(_ characters: [Unicode.Scalar]) throws -> Int {
         let toUnicode = file.reserve()
-        try file.write(toUnicode, stream: "", data: Array(Self.toUnicode(characters).utf8))
+        try file.write(toUnicode, stream: "/Filter /FlateDecode", data: Deflater.compress(Array(Self.toUnicode(characters).utf8)))
         let names = characters.indices.map { "/g\($0)" }
         let number = file.reserve()
         try file.write(number, """
