@@ -11,7 +11,7 @@ import GlossReports
 ///                            │      ├─> ocr (text lane) ───┐
 ///                            │      └─> faces (face lane) ─┴─> convert ─> render
 ///                            ├─> page 2 ...
-///                            └─> combine (hOCR and ALTO of a multi-page file)
+///                            └─> combine (hOCR, ALTO and PDF of a multi-page file)
 ///
 /// Every step runs through `step`: it is skipped once the page is cancelled, timed into the
 /// page's timings under its stage's name, and its failure becomes a `PageError` naming the
