@@ -71,7 +71,8 @@ struct PDFFile {
 }
 
 /// Deflate (zlib format, the `/FlateDecode` filter), fed in pieces: an image is compressed row
-/// by row, so it is never copied whole before compression.
+/// by row, so it is never copied whole before compression. Level 6, zlib's default: level 9
+/// made an A4 page's filtered pixels 1 to 6% smaller in three to four times the time.
 final class Deflater {
     private var stream = z_stream()
     private var output: [UInt8] = []

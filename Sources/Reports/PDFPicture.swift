@@ -102,7 +102,7 @@ struct PDFImageStream {
             if channels == 1, let bits = Self.bitonal(pixels, width: width, height: height) {
                 dictionary = "/Type /XObject /Subtype /Image /Width \(width) /Height \(height)"
                     + " /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /FlateDecode"
-                data = Deflater.compress(bits, level: 9)
+                data = Deflater.compress(bits)
             } else {
                 dictionary = "/Type /XObject /Subtype /Image /Width \(width) /Height \(height)"
                     + " /ColorSpace \(channels == 1 ? "/DeviceGray" : "/DeviceRGB") /BitsPerComponent 8 /Filter /FlateDecode"
@@ -138,7 +138,7 @@ struct PDFImageStream {
     /// has the smallest sum of magnitudes, libpng's choice: `/Predictor 15` in the decode
     /// parameters tells the reader to undo them. Scans compress a third smaller than unfiltered.
     static func predicted(_ pixels: [UInt8], width: Int, height: Int, channels: Int) -> [UInt8] {
-        let deflater = Deflater(level: 9)
+        let deflater = Deflater()
         let rowBytes = width * channels
         var candidates = [[UInt8]](repeating: [UInt8](repeating: 0, count: rowBytes + 1), count: 5)
         let zeros = [UInt8](repeating: 0, count: rowBytes)

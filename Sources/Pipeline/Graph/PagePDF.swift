@@ -50,19 +50,13 @@ extension SearchablePDFPage {
         // The decoder states the resolution of its raster, which is reduced for a huge image;
         // the report's pixels are the file's.
         let resolution = source.decoded.resolution.map { Double($0) * Double(report.width) / Double(raster.width) }
-        var picture: PDFPicture?
+        var picture = PDFPicture(width: raster.width, height: raster.height, channels: raster.channels, pixels: raster.pixels)
         if source.format == .jpeg, !RemoteFetcher.isRemote(report.source),
            let bytes = FileManager.default.contents(atPath: report.source),
            let jpeg = PDFPicture.jpeg(Array(bytes), orientation: source.decoded.orientation),
            jpeg.jpegSize == source.storedSize {
             picture = jpeg
         }
-        self.init(report: report, resolution: resolution,
-                  picture: picture ?? PDFPicture(width: raster.width, height: raster.height, channels: raster.channels,
-                                                 pixels: raster.pixels))
-    }
-
-    private init(report: PageReport, resolution: Double?, picture: PDFPicture) {
         self.init(report: report, picture: picture, resolution: resolution)
     }
 }
