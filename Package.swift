@@ -48,6 +48,10 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // The library, one module per responsibility.
         .target(name: "GlossGeometry", path: "Sources/Geometry", exclude: ["README.md"], swiftSettings: swiftSettings),
@@ -83,7 +87,7 @@ let package = Package(
         ),
         .target(
             name: "GlossReports",
-            dependencies: ["GlossGeometry", "GlossContract", "GlossTemplates"],
+            dependencies: ["GlossGeometry", "GlossContract", "GlossTemplates", "CZlib"],
             path: "Sources/Reports", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(

@@ -116,7 +116,7 @@ public enum GlossCommand {
         .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
     ] + faceOptions + [
         .option("format", short: "f", value: "LIST",
-                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt (default: html,json); "
+                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt,pdf (default: html,json); pdf is one per input file; "
                     + "iiif adds the batch's IIIF manifest"),
         .option("iiif-base", value: "URL", "where DIR will be published: write the IIIF manifest with ids under this URL"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),

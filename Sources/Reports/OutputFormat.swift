@@ -3,7 +3,7 @@ import Foundation
 
 /// The files Gloss can write for a page, chosen with `--format`.
 public enum OutputFormat: String, CaseIterable, Sendable, Codable {
-    case html, json, hocr, alto, tsv, txt
+    case html, json, hocr, alto, tsv, txt, pdf
 
     /// What the file name ends with, without the dot. ALTO gets `alto.xml` so it is told apart
     /// from other XML at a glance and still opens as XML.
@@ -14,8 +14,13 @@ public enum OutputFormat: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// Formats that also have one combined document for a multi-page input file.
-    public var combines: Bool { self == .hocr || self == .alto }
+    /// Formats that also have one combined document for a multi-page input file. A PDF has
+    /// only that one: a multi-page input gets a single PDF of all its pages.
+    public var combines: Bool { self == .hocr || self == .alto || self == .pdf }
+
+    /// Formats made from the report alone, by `renderPage`; a PDF also needs the page's picture
+    /// (`SearchablePDF`).
+    public var isText: Bool { self != .pdf }
 
     public static let defaults: Set<OutputFormat> = [.html, .json]
 
@@ -89,14 +94,15 @@ public struct PageLinks: Sendable, Equatable {
     }
 }
 
-/// Renders one page in each of `formats`, in `OutputFormat.allCases` order. Pure: the same
-/// report gives the same bytes. A failed page still gets every file, with no text in it, so
-/// the set of files a batch writes does not depend on what could be read.
+/// Renders one page in each of the text formats of `formats` (all but PDF), in
+/// `OutputFormat.allCases` order. Pure: the same report gives the same bytes. A failed page
+/// still gets every file, with no text in it, so the set of files a batch writes does not
+/// depend on what could be read.
 public func renderPage(
     _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks()
 ) throws -> [RenderedFile] {
     let source = links.sourceImage ?? report.source
-    return try OutputFormat.allCases.filter(formats.contains).map { format in
+    return try OutputFormat.allCases.filter { formats.contains($0) && $0.isText }.map { format in
         let bytes: [UInt8]
         switch format {
         case .html: bytes = Array(PageView(report: report, links: links).render().utf8)
@@ -105,20 +111,22 @@ public func renderPage(
         case .alto: bytes = Array(ALTODocument(pages: [report], context: context, sourceImage: source).render().utf8)
         case .tsv: bytes = Array(TSVDocument(report: report).render().utf8)
         case .txt: bytes = Array((report.text.isEmpty ? "" : report.text + "\n").utf8)
+        case .pdf: preconditionFailure("a PDF is written by SearchablePDF")
         }
         return RenderedFile(format: format, bytes: bytes)
     }
 }
 
 /// One hOCR and/or ALTO document holding every page of one input file, in page order. Other
-/// formats in `formats` are ignored: they have no multi-page form. `sourceImage` is the input
-/// file as the documents should name it; nil for the first report's `source`.
+/// formats in `formats` are ignored: they have no multi-page form, or (PDF) are written by
+/// `SearchablePDF`. `sourceImage` is the input file as the documents should name it; nil for
+/// the first report's `source`.
 public func renderCombined(
     _ reports: [PageReport], formats: Set<OutputFormat>, context: ReportContext, sourceImage: String? = nil
 ) -> [RenderedFile] {
     guard let first = reports.first else { return [] }
     let source = sourceImage ?? first.source
-    return OutputFormat.allCases.filter { formats.contains($0) && $0.combines }.map { format in
+    return OutputFormat.allCases.filter { formats.contains($0) && $0.combines && $0.isText }.map { format in
         let text = format == .hocr
             ? HOCRDocument(pages: reports, context: context, sourceImage: source).render()
             : ALTODocument(pages: reports, context: context, sourceImage: source).render()

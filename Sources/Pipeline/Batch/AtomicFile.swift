@@ -8,11 +8,25 @@ import Glibc
 /// whole new one: the bytes go to a temporary name beside the target, which is then renamed.
 enum AtomicFile {
     static func write(_ bytes: [UInt8], to path: String) throws {
+        try write(to: path) { append in try append(bytes) }
+    }
+
+    /// Writes a file made piece by piece, as atomically: `body` appends to it, and it replaces
+    /// `path` only once `body` returns. Small pieces are gathered into writes of up to a megabyte.
+    static func write(to path: String, _ body: (_ append: @escaping ([UInt8]) throws -> Void) throws -> Void) throws {
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OutputError(path: path, cause: systemError()) }
+        let buffer = WriteBuffer()
         do {
-            try writeAll(bytes, to: descriptor, naming: path)
+            try body { bytes in
+                if buffer.bytes.count + bytes.count > 1 << 20 {
+                    try writeAll(buffer.bytes, to: descriptor, naming: path)
+                    buffer.bytes.removeAll(keepingCapacity: true)
+                }
+                if bytes.count >= 1 << 20 { try writeAll(bytes, to: descriptor, naming: path) } else { buffer.bytes += bytes }
+            }
+            try writeAll(buffer.bytes, to: descriptor, naming: path)
         } catch {
             close(descriptor)
             unlink(temporary)
@@ -62,6 +76,11 @@ enum AtomicFile {
             throw OutputError(path: path, cause: "cannot create directory")
         }
     }
+}
+
+/// The bytes `AtomicFile.write(to:_:)` has gathered and not yet written.
+private final class WriteBuffer {
+    var bytes: [UInt8] = []
 }
 
 /// An output file or folder that could not be written.

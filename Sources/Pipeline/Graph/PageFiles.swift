@@ -8,8 +8,9 @@ struct PageFiles {
     let settings: AnnotationSettings
 
     /// Writes every requested format, and the display copy when there is one, each atomically;
-    /// returns the files written by format, relative to the batch folder.
-    func write(_ report: PageReport, display: Raster?, id: String) throws -> [String: String] {
+    /// returns the files written by format, relative to the batch folder. The PDF of a page of a
+    /// multi-page file is only named here: it is written once all the file's pages are done.
+    func write(_ report: PageReport, display: Raster?, id: String, pdf: PagePDF) throws -> [String: String] {
         var outputs: [String: String] = [:]
         var imageName: String?
         if let display {
@@ -25,6 +26,22 @@ struct PageFiles {
             try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + name)
             outputs[file.format.rawValue] = "pages/" + name
         }
+        if settings.formats.contains(.pdf) {
+            switch pdf {
+            case .single(let source):
+                let name = id + "." + OutputFormat.pdf.fileExtension
+                try PagePDF.write(to: layout.pagesFolder + "/" + name, title: Self.fileName(report.source),
+                                  context: settings.reportContext, count: 1) { _ in SearchablePDFPage(report, source: source) }
+                outputs["pdf"] = "pages/" + name
+            case .combined(let combinedID):
+                outputs["pdf"] = "pages/" + combinedID + "." + OutputFormat.pdf.fileExtension
+            }
+        }
         return outputs
+    }
+
+    /// The last part of a path or URL, as a PDF's title.
+    static func fileName(_ source: String) -> String {
+        source.split(separator: "/").last.map(String.init) ?? source
     }
 }

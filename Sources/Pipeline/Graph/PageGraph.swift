@@ -11,7 +11,7 @@ import GlossReports
 ///                            │      ├─> ocr (text lane) ───┐
 ///                            │      └─> faces (face lane) ─┴─> convert ─> render
 ///                            ├─> page 2 ...
-///                            └─> combine (hOCR and ALTO of a multi-page file)
+///                            └─> combine (hOCR, ALTO and PDF of a multi-page file)
 ///
 /// Every step runs through `step`: it is skipped once the page is cancelled, timed into the
 /// page's timings under its stage's name, and its failure becomes a `PageError` naming the
@@ -57,7 +57,8 @@ struct PageGraph: Sendable {
             var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error), timings: fileClock)
             report.timeOut(if: expired, after: pageTimeout)
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
-            let outcome = report.status == .failed ? await writeFailure(report, id: id, in: batch.layout) : Outcome(report: report)
+            let outcome = report.status == .failed
+                ? await writeFailure(report, id: id, in: batch.layout, pdf: .single(nil)) : Outcome(report: report)
             let entry = ManifestEntry(report: outcome.report, id: id, outputs: outcome.outputs)
             await batch.recorder.record(entry, report: outcome.report, position: position)
             return [entry]
@@ -66,6 +67,7 @@ struct PageGraph: Sendable {
         let pageCount = file.image.pageCount
         var entries: [ManifestEntry] = [], reports: [PageReport] = []
         var clock: StageClock? = fileClock
+        var readAny = false
         for index in 0..<pageCount {
             if Task.isCancelled { break }
             let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
@@ -80,6 +82,7 @@ struct PageGraph: Sendable {
             // Waiting for room ends early only when the batch is cancelled; then no page starts.
             guard let pixels = try? await batch.budget.acquire(file.image.storedSize.pixelCount) else { break }
             await batch.recorder.start(key)
+            readAny = true
             // The file's own stages are timed with its first page read.
             let pageClock = clock ?? StageClock()
             clock = nil
@@ -100,7 +103,7 @@ struct PageGraph: Sendable {
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
             do {
                 try await step(.combine, file: path, page: 0, clock: StageClock()) {
-                    try await writeCombined(reports, id: id, into: batch.layout)
+                    try await writeCombined(reports, of: file.image, id: id, into: batch.layout, pdfIsCurrent: !readAny)
                 }
             } catch {
                 // A file whose combined document is missing is not finished: its pages are
@@ -169,6 +172,7 @@ struct PageGraph: Sendable {
         let path = file.path
         // A display copy is made only when a page view or a IIIF canvas will show it.
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
+        let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         do {
             let decoded = try await step(.decode, file: path, page: index, clock: clock) {
                 try await worker.image.run { _ in try file.decodePage(index) }
@@ -190,7 +194,8 @@ struct PageGraph: Sendable {
             guard let layout else { return Outcome(report: finished) }
             let outputs = try await step(.render, file: path, page: index, clock: clock) {
                 try await worker.image.run { [settings] _ in
-                    try PageFiles(layout: layout, settings: settings).write(finished, display: copies.display, id: id)
+                    let pdf = combinedPDF ?? .single(PagePDF.PageSource(decoded: decoded, format: file.format, storedSize: file.storedSize))
+                    return try PageFiles(layout: layout, settings: settings).write(finished, display: copies.display, id: id, pdf: pdf)
                 }
             }
             return Outcome(report: finished, outputs: outputs)
@@ -198,7 +203,7 @@ struct PageGraph: Sendable {
             let report = PageReport(source: path, pageIndex: index, error: error, status: status(of: error), timings: clock)
             // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
             guard report.status == .failed, let layout else { return Outcome(report: report) }
-            return await writeFailure(report, id: id, in: layout)
+            return await writeFailure(report, id: id, in: layout, pdf: combinedPDF ?? .single(nil))
         }
     }
 
@@ -224,19 +229,32 @@ struct PageGraph: Sendable {
         }
     }
 
-    /// hOCR and ALTO also get one document for all pages of a multi-page file.
-    private func writeCombined(_ reports: [PageReport], id: String, into layout: OutputLayout) async throws {
+    /// hOCR and ALTO also get one document for all pages of a multi-page file; the PDF has only
+    /// that one, each page decoded again as its turn comes. A PDF that is there already when no
+    /// page was read in this run (they were all finished before) holds these pages and stays.
+    private func writeCombined(
+        _ reports: [PageReport], of image: ImageFile, id: String, into layout: OutputLayout, pdfIsCurrent: Bool
+    ) async throws {
         let files = renderCombined(reports, formats: settings.formats, context: settings.reportContext)
-        try await worker.image.run { _ in
+        try await worker.image.run { [settings] _ in
             for file in files { try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + id + "." + file.fileExtension) }
+            let pdfPath = layout.pagesFolder + "/" + id + "." + OutputFormat.pdf.fileExtension
+            guard settings.formats.contains(.pdf), !(pdfIsCurrent && FileManager.default.fileExists(atPath: pdfPath)) else { return }
+            try PagePDF.write(to: pdfPath, title: PageFiles.fileName(image.path), context: settings.reportContext,
+                              count: reports.count) { index in
+                let report = reports[index]
+                let decoded = report.status == .ok ? try image.decodePage(report.pageIndex) : nil
+                let source = decoded.map { PagePDF.PageSource(decoded: $0, format: image.format, storedSize: image.storedSize) }
+                return SearchablePDFPage(report, source: source)
+            }
         }
     }
 
     /// A page that could not be read, written in every format so the report can show why.
-    private func writeFailure(_ report: PageReport, id: String, in layout: OutputLayout) async -> Outcome {
+    private func writeFailure(_ report: PageReport, id: String, in layout: OutputLayout, pdf: PagePDF) async -> Outcome {
         do {
             return Outcome(report: report, outputs: try await worker.image.run { [settings] _ in
-                try PageFiles(layout: layout, settings: settings).write(report, display: nil, id: id)
+                try PageFiles(layout: layout, settings: settings).write(report, display: nil, id: id, pdf: pdf)
             })
         } catch {
             // The page has failed already; that its files could not be written is added to why.

@@ -1,0 +1,255 @@
+import GlossContract
+import GlossGeometry
+
+/// One page of a searchable PDF: what was read on it and its picture.
+public struct SearchablePDFPage: Sendable {
+    public var report: PageReport
+    /// Nil for a page that could not be read: it is left blank, so that the PDF's pages still
+    /// match the input's one for one.
+    public var picture: PDFPicture?
+    /// Pixels per inch of the report's pixels as the file states it; nil when it states none.
+    public var resolution: Double?
+
+    public init(report: PageReport, picture: PDFPicture?, resolution: Double?) {
+        self.report = report
+        self.picture = picture
+        self.resolution = resolution
+    }
+}
+
+/// A searchable PDF (ISO 32000-1, PDF 1.7): every page shows its picture and carries the
+/// recognised words as invisible text (rendering mode 3) over their boxes, so a PDF reader
+/// selects, copies and finds them where they are printed.
+///
+/// The words are set in a Type 3 font whose glyphs draw nothing and are all half an em wide,
+/// each mapped back to its character by a ToUnicode CMap. It is written here rather than taken
+/// from Tesseract's PDF renderer, whose GlyphLessFont places whole lines: here every word gets
+/// the font size of its box's height and the horizontal scaling (`Tz`) that makes its advance
+/// its box's width, so text tools report each word's own box (`pdftotext -bbox` gives the page
+/// JSON's boxes back to a pixel). A Type 3 font is also part of the file, so nothing is
+/// substituted for it, and it is simple: codes are bytes, up to 256 characters a font, with
+/// more fonts on a page that uses more characters.
+///
+/// Pages are written as they are added and the file ends with `finish()`; the bytes go to
+/// `sink` as they are made, so a document of hundreds of pages never sits in memory.
+public struct SearchablePDF {
+    /// Pixels per inch assumed for an image that states none: document scans are usually made at
+    /// 300 (Tesseract assumes 70, which makes an A4 scan three feet tall).
+    public static let assumedResolution = 300.0
+
+    private var file: PDFFile
+    private let catalog: Int
+    private let pageTree: Int
+    private let emptyGlyph: Int
+    private let fontDescriptor: Int
+    private var pages: [Int] = []
+    private let context: ReportContext
+    private let title: String
+
+    /// Starts a document; `title` (the input file's name) goes into its information dictionary.
+    public init(context: ReportContext, title: String, sink: @escaping ([UInt8]) throws -> Void) throws {
+        self.context = context
+        self.title = title
+        file = try PDFFile(sink: sink)
+        catalog = file.reserve()
+        pageTree = file.reserve()
+        emptyGlyph = file.reserve()
+        fontDescriptor = file.reserve()
+        // The one glyph of the text font: half an em wide, drawing nothing.
+        try file.write(emptyGlyph, stream: "", data: Array("\(Self.glyphWidth) 0 d0\n".utf8))
+        try file.write(fontDescriptor, """
+            << /Type /FontDescriptor /FontName /GlossInvisibleText /Flags 4 /FontBBox [0 \(-Self.descent) \
+            \(Self.glyphWidth) \(Self.ascent)] /ItalicAngle 0 /Ascent \(Self.ascent) /Descent \(-Self.descent) \
+            /CapHeight \(Self.ascent) /StemV 80 >>
+            """)
+    }
+
+    /// The whole document in memory.
+    public static func render(_ pages: [SearchablePDFPage], context: ReportContext, title: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var document = try SearchablePDF(context: context, title: title) { bytes += $0 }
+        for page in pages { try document.add(page) }
+        try document.finish()
+        return bytes
+    }
+
+    /// The page's size in points, from its size in pixels and its resolution (72 points an
+    /// inch), kept within the 3 to 14,400 points a side that readers accept (Annex C.2).
+    public static func pageSize(of size: PixelSize, resolution: Double?) -> (width: Double, height: Double, pointsPerPixel: Double) {
+        guard size.width > 0, size.height > 0 else { return (595.28, 841.89, 1) }  // A4, for a page with no picture
+        let ppi = resolution.flatMap { $0 > 0 ? $0 : nil } ?? assumedResolution
+        let shortest = Double(min(size.width, size.height)), longest = Double(max(size.width, size.height))
+        let scale = min(max(72 / ppi, 3 / shortest), 14_400 / longest)
+        return (Double(size.width) * scale, Double(size.height) * scale, scale)
+    }
+
+    /// Writes one page: its picture, its text font and its content.
+    public mutating func add(_ page: SearchablePDFPage) throws {
+        let report = page.report
+        let hasPicture = page.picture != nil && report.width > 0 && report.height > 0
+        let size = Self.pageSize(of: hasPicture ? report.size : PixelSize(width: 0, height: 0), resolution: page.resolution)
+        var resources: [String] = []
+        var content = ""
+        if let picture = page.picture, hasPicture {
+            let image = PDFImageStream(picture)
+            let number = file.reserve()
+            try file.write(number, stream: image.dictionary, data: image.data)
+            resources.append("/XObject << /Im0 \(number) 0 R >>")
+            content += "q " + Self.placement(of: picture, width: size.width, height: size.height) + " cm /Im0 Do Q\n"
+        }
+        let words = hasPicture ? report.words.filter { !$0.text.isEmpty } : []
+        if !words.isEmpty {
+            let text = TextLayer(words: words, pageHeight: size.height, pointsPerPixel: size.pointsPerPixel)
+            var fonts: [String] = []
+            for (index, characters) in text.fonts.enumerated() {
+                fonts.append("/F\(index) \(try writeFont(characters)) 0 R")
+            }
+            resources.append("/Font << " + fonts.joined(separator: " ") + " >>")
+            content += text.operators
+        }
+        let contents = file.reserve()
+        try file.write(contents, stream: "/Filter /FlateDecode", data: Deflater.compress(Array(content.utf8)))
+        let number = file.reserve()
+        try file.write(number, """
+            << /Type /Page /Parent \(pageTree) 0 R /MediaBox [0 0 \(Self.number(size.width)) \(Self.number(size.height))] \
+            /Resources << \(resources.joined(separator: " ")) >> /Contents \(contents) 0 R >>
+            """)
+        pages.append(number)
+    }
+
+    /// Writes the page tree, the catalog, the information dictionary and the cross-reference table.
+    public mutating func finish() throws {
+        try file.write(pageTree, "<< /Type /Pages /Kids [\(pages.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(pages.count) >>")
+        try file.write(catalog, "<< /Type /Catalog /Pages \(pageTree) 0 R >>")
+        let info = file.reserve()
+        let producer = context.softwareName + " " + context.softwareVersion
+        try file.write(info, "<< /Title \(Self.textString(title)) /Producer \(Self.textString(producer)) /Creator \(Self.textString(producer)) >>")
+        try file.finish(root: catalog, info: info)
+    }
+
+    // MARK: The text font
+
+    /// Glyph metrics in thousandths of an em: every glyph is `glyphWidth` wide; ascent and
+    /// descent add up to one em, so a font size of a word box's height spans the box. Half an em
+    /// is also the width poppler assumes for a Type 3 font's glyphs, so it takes the font size
+    /// as it is.
+    static let glyphWidth = 500
+    static let ascent = 800
+    static let descent = 200
+
+    /// One Type 3 font for up to 256 characters, codes in the order given; returns its number.
+    private mutating func writeFont(_ characters: [Unicode.Scalar]) throws -> Int {
+        let toUnicode = file.reserve()
+        try file.write(toUnicode, stream: "/Filter /FlateDecode", data: Deflater.compress(Array(Self.toUnicode(characters).utf8)))
+        let names = characters.indices.map { "/g\($0)" }
+        let number = file.reserve()
+        try file.write(number, """
+            << /Type /Font /Subtype /Type3 /FontBBox [0 \(-Self.descent) \(Self.glyphWidth) \(Self.ascent)] \
+            /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << \(names.map { "\($0) \(emptyGlyph) 0 R" }.joined(separator: " ")) >> \
+            /Encoding << /Type /Encoding /Differences [0 \(names.joined(separator: " "))] >> /FirstChar 0 \
+            /LastChar \(characters.count - 1) /Widths [\(Array(repeating: String(Self.glyphWidth), count: characters.count).joined(separator: " "))] \
+            /FontDescriptor \(fontDescriptor) 0 R /ToUnicode \(toUnicode) 0 R /Resources << >> >>
+            """)
+        return number
+    }
+
+    /// The CMap that maps each code back to its character (9.10.3), for copying and searching.
+    static func toUnicode(_ characters: [Unicode.Scalar]) -> String {
+        var cmap = """
+            /CIDInit /ProcSet findresource begin
+            12 dict begin
+            begincmap
+            /CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
+            /CMapName /Adobe-Identity-UCS def
+            /CMapType 2 def
+            1 begincodespacerange
+            <00> <FF>
+            endcodespacerange
+
+            """
+        // At most 100 mappings a block (9.10.3, Adobe's Technical Note 5411).
+        for start in stride(from: 0, to: characters.count, by: 100) {
+            let block = characters[start..<min(start + 100, characters.count)]
+            cmap += "\(block.count) beginbfchar\n"
+            for (code, character) in zip(start..., block) {
+                let units = String(character).utf16.map { HexText.format($0, digits: 4, uppercase: true) }.joined()
+                cmap += "<" + HexText.format(code, digits: 2, uppercase: true) + "> <" + units + ">\n"
+            }
+            cmap += "endbfchar\n"
+        }
+        cmap += "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n"
+        return cmap
+    }
+
+    // MARK: Helpers
+
+    /// The `cm` matrix that draws the image's unit square over the whole page. A JPEG keeps its
+    /// stored pixels, so its orientation is applied here: each corner of the stored image goes
+    /// where the upright picture has it (image space has its origin at the bottom left, as
+    /// normalised points do).
+    static func placement(of picture: PDFPicture, width: Double, height: Double) -> String {
+        var orientation = Orientation.up
+        if case .jpeg(_, _, let stored) = picture.content { orientation = stored }
+        let origin = orientation.upright(NormalizedPoint(x: 0, y: 0))
+        let right = orientation.upright(NormalizedPoint(x: 1, y: 0))
+        let up = orientation.upright(NormalizedPoint(x: 0, y: 1))
+        return [(right.x - origin.x) * width, (right.y - origin.y) * height, (up.x - origin.x) * width,
+                (up.y - origin.y) * height, origin.x * width, origin.y * height].map(number).joined(separator: " ")
+    }
+
+    static func number(_ value: Double) -> String { DecimalText.format(value, maximumFractionDigits: 3) }
+
+    /// A PDF text string: literal when it is plain ASCII, else UTF-16BE with its byte order mark.
+    static func textString(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F && !"()\\".unicodeScalars.contains($0) }
+        if plain { return "(" + text + ")" }
+        return "<FEFF" + text.utf16.map { HexText.format($0, digits: 4, uppercase: true) }.joined() + ">"
+    }
+}
+
+/// The invisible words of one page: the characters they use, spread over fonts of 256 codes,
+/// and the operators that place each word on its box.
+struct TextLayer {
+    /// The characters of each font, by code.
+    private(set) var fonts: [[Unicode.Scalar]] = []
+    private(set) var operators = ""
+    private var codes: [Unicode.Scalar: (font: Int, code: Int)] = [:]
+
+    init(words: [PageReport.Word], pageHeight: Double, pointsPerPixel scale: Double) {
+        operators = "BT\n3 Tr\n"
+        var current: (font: Int, size: Double)?
+        for (index, word) in words.enumerated() {
+            // A space after every word but a line's last, so copied text keeps its spaces.
+            let endsLine = index + 1 == words.count || words[index + 1].line != word.line
+            let characters = Array(word.text.unicodeScalars)
+            let size = Double(max(word.box.height, 1)) * scale
+            let advance = Double(characters.count * SearchablePDF.glyphWidth) / 1000 * size
+            let scaling = 100 * Double(max(word.box.width, 1)) * scale / advance
+            let baseline = pageHeight - Double(word.box.maxY) * scale + Double(SearchablePDF.descent) / 1000 * size
+            operators += SearchablePDF.number(scaling) + " Tz 1 0 0 1 " + SearchablePDF.number(Double(word.box.x) * scale)
+                + " " + SearchablePDF.number(baseline) + " Tm\n"
+            var run = ""
+            for character in characters + (endsLine ? [] : [" "]) {
+                let (font, code) = self.code(for: character)
+                if current?.font != font || current?.size != size {
+                    if !run.isEmpty { operators += "<" + run + "> Tj " }
+                    run = ""
+                    operators += "/F\(font) " + SearchablePDF.number(size) + " Tf "
+                    current = (font, size)
+                }
+                run += HexText.format(code, digits: 2, uppercase: true)
+            }
+            operators += "<" + run + "> Tj\n"
+        }
+        operators += "ET\n"
+    }
+
+    private mutating func code(for character: Unicode.Scalar) -> (font: Int, code: Int) {
+        if let known = codes[character] { return known }
+        if fonts.last.map({ $0.count == 256 }) ?? true { fonts.append([]) }
+        let assigned = (fonts.count - 1, fonts[fonts.count - 1].count)
+        fonts[fonts.count - 1].append(character)
+        codes[character] = assigned
+        return assigned
+    }
+}
