@@ -24,9 +24,9 @@ public struct SearchablePDFPage: Sendable {
 /// The words are set in a Type 3 font whose glyphs draw nothing and are all half an em wide,
 /// each mapped back to its character by a ToUnicode CMap. It is written here rather than taken
 /// from Tesseract's PDF renderer, whose GlyphLessFont places whole lines: here every word gets
-/// the font size of its box's height and the horizontal scaling (`Tz`) that makes its advance
-/// its box's width, so text tools report each word's own box (`pdftotext -bbox` gives the page
-/// JSON's boxes back to a pixel). A Type 3 font is also part of the file, so nothing is
+/// its line's font size and baseline and the horizontal scaling (`Tz`) that makes its advance
+/// its box's width, so text tools report each word's own left and right edges and its line's
+/// top and bottom (`pdftotext -bbox` gives them back to a pixel), and select a line as one. A Type 3 font is also part of the file, so nothing is
 /// substituted for it, and it is simple: codes are bytes, up to 256 characters a font, with
 /// more fonts on a page that uses more characters.
 ///
@@ -215,17 +215,23 @@ struct TextLayer {
     private(set) var operators = ""
     private var codes: [Unicode.Scalar: (font: Int, code: Int)] = [:]
 
+    /// The words of a line share one font size and one baseline, from the top of the line's
+    /// highest word to the bottom of its lowest: a reader that groups text by size and baseline
+    /// (poppler, and so most viewers' selection) then keeps the line whole, where a size per
+    /// word split it into blocks. Each word keeps its own left and right edges.
     init(words: [PageReport.Word], pageHeight: Double, pointsPerPixel scale: Double) {
         operators = "BT\n3 Tr\n"
+        let spans = Self.lineSpans(of: words)
         var current: (font: Int, size: Double)?
         for (index, word) in words.enumerated() {
             // A space after every word but a line's last, so copied text keeps its spaces.
             let endsLine = index + 1 == words.count || words[index + 1].line != word.line
             let characters = Array(word.text.unicodeScalars)
-            let size = Double(max(word.box.height, 1)) * scale
+            let span = spans[word.line] ?? (word.box.y, word.box.maxY)
+            let size = Double(max(span.bottom - span.top, 1)) * scale
             let advance = Double(characters.count * SearchablePDF.glyphWidth) / 1000 * size
             let scaling = 100 * Double(max(word.box.width, 1)) * scale / advance
-            let baseline = pageHeight - Double(word.box.maxY) * scale + Double(SearchablePDF.descent) / 1000 * size
+            let baseline = pageHeight - Double(span.bottom) * scale + Double(SearchablePDF.descent) / 1000 * size
             operators += SearchablePDF.number(scaling) + " Tz 1 0 0 1 " + SearchablePDF.number(Double(word.box.x) * scale)
                 + " " + SearchablePDF.number(baseline) + " Tm\n"
             var run = ""
@@ -242,6 +248,14 @@ struct TextLayer {
             operators += "<" + run + "> Tj\n"
         }
         operators += "ET\n"
+    }
+
+    /// The vertical extent of each line's words, in pixels, by line index.
+    static func lineSpans(of words: [PageReport.Word]) -> [Int: (top: Int, bottom: Int)] {
+        words.reduce(into: [:]) { spans, word in
+            let known = spans[word.line] ?? (word.box.y, word.box.maxY)
+            spans[word.line] = (min(known.top, word.box.y), max(known.bottom, word.box.maxY))
+        }
     }
 
     private mutating func code(for character: Unicode.Scalar) -> (font: Int, code: Int) {

@@ -18,6 +18,7 @@ struct PDFCommandTests {
         try oneSearchablePDFPerInputNamedLikeItsCombinedDocument(batch)
         try pagesHaveTheImagesSizeAtItsResolution(batch)
         try everyWordIsFoundInOrderOnItsBox(batch)
+        try everyLineReadsWholeAsAViewerGroupsIt(batch)
         try jpegsAreEmbeddedAsTheyAre(batch)
         try aJPEGWithExifOrientationIsShownUpright(batch)
     }
@@ -90,16 +91,39 @@ struct PDFCommandTests {
             for (page, words) in zip(pages, found) {
                 #expect(words.words.map(\.text) == page.words.map(\.text), "\(pdf) page \(page.pageIndex + 1)")
                 let scale = Double(page.width) / words.width
+                // A word spans its own width and its line's height: from its line's highest
+                // word to its lowest.
+                var spans: [Int: (top: Int, bottom: Int)] = [:]
+                for word in page.words {
+                    let known = spans[word.line] ?? (word.box.y, word.box.maxY)
+                    spans[word.line] = (min(known.top, word.box.y), max(known.bottom, word.box.maxY))
+                }
                 for (word, expected) in zip(words.words, page.words) {
-                    let box = expected.box
-                    let tolerance = max(2, 0.03 * Double(box.height))
-                    let edges = [(word.xMin * scale, box.x), (word.yMin * scale, box.y),
-                                 (word.xMax * scale, box.maxX), (word.yMax * scale, box.maxY)]
+                    let box = expected.box, span = spans[expected.line]!
+                    let tolerance = max(2, 0.03 * Double(span.bottom - span.top))
+                    let edges = [(word.xMin * scale, box.x), (word.yMin * scale, span.top),
+                                 (word.xMax * scale, box.maxX), (word.yMax * scale, span.bottom)]
                     #expect(edges.allSatisfy { abs($0.0 - Double($0.1)) <= tolerance }, "\(expected.text): \(edges) in \(pdf)")
                 }
             }
         }
         #expect(try batch.documents().flatMap(\.pages).allSatisfy { $0.words.count > 10 })
+    }
+
+    /// Plain `pdftotext` groups text by size and baseline, as poppler-based viewers do when a
+    /// reader drags across a line: every recognised line comes out as one line of text.
+    func everyLineReadsWholeAsAViewerGroupsIt(_ batch: Batch) throws {
+        for (pdf, pages) in try batch.documents() {
+            let text = try Tool.run("pdftotext", [batch.scratch.path + "/" + pdf, "-"])
+            // Pages are separated by a form feed.
+            let found = Set(text.split(whereSeparator: { $0 == "\n" || $0 == "\u{0C}" }).map { $0.split(separator: " ").joined(separator: " ") })
+            for page in pages {
+                for line in page.lines where !line.text.isEmpty {
+                    let words = line.text.split(separator: " ").joined(separator: " ")
+                    #expect(found.contains(words), "\(pdf): '\(words)' is not one line of:\n\(text)")
+                }
+            }
+        }
     }
 
     func jpegsAreEmbeddedAsTheyAre(_ batch: Batch) throws {
