@@ -4,6 +4,11 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         /// The file could not be opened or read; the text is the system's reason.
         case unreadable(String)
         case empty
+        /// The file holds more bytes than `--max-file-size` allows; nothing was read.
+        case fileTooLarge(size: Int, limit: Int)
+        /// The file holds far more bytes than its header's pixels can account for (`justified`:
+        /// twice their raw size, plus room for metadata); nothing past the header was read.
+        case unjustifiedSize(fileSize: Int, width: Int, height: Int, justified: Int)
         /// The bytes are not an image format Gloss can decode.
         case unsupportedFormat
         /// The header claims more pixels than the limit allows; nothing was decoded.
@@ -30,6 +35,9 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         switch reason {
         case .unreadable(let why): "cannot read file: \(why)"
         case .empty: "file is empty"
+        case .fileTooLarge(let size, let limit): "file is \(size) bytes, above the limit of \(limit) (see --max-file-size)"
+        case .unjustifiedSize(let size, let w, let h, let justified):
+            "image data is corrupt: the file is \(size) bytes, more than a \(w)x\(h) image can justify (at most \(justified))"
         case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP)"
         case .tooLarge(let w, let h, let limit):
             "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"

@@ -26,6 +26,9 @@ struct PageGraph: Sendable {
     let settings: AnnotationSettings
     let fetching: RemoteFetchOptions
     let pageTimeout: Duration?
+    /// The largest input read, in bytes (`--max-file-size`): a larger file is refused from its
+    /// size, and a download stops there.
+    let maxFileSize: Int
 
     /// What a page became: its report, and the files written for it (none when nothing is written).
     struct Outcome: Sendable {
@@ -147,18 +150,31 @@ struct PageGraph: Sendable {
                 guard let url = URL(string: path) else {
                     throw FetchError(url: URL(fileURLWithPath: "/"), cause: .unsupportedURL, attempts: 0)
                 }
-                return try await RemoteFetcher(options: fetching).fetch(url)
+                var options = fetching
+                options.maximumBytes = min(options.maximumBytes, maxFileSize)
+                return try await RemoteFetcher(options: options).fetch(url)
             }
         }
         let image = try await step(.read, file: path, page: 0, clock: clock) {
-            try await worker.image.run { [pixelLimit = settings.pixelLimit, downloaded] _ in
-                if let downloaded { return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit) }
-                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
+            try await worker.image.run { [pixelLimit = settings.pixelLimit, maxFileSize, downloaded] _ in
+                if let downloaded {
+                    return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize)
+                }
+                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize)
             }
         }
         guard hashing else { return OpenedFile(image: image, hash: "") }
+        // A chunk at a time, so that memory stays flat and the page's timeout (a cancellation)
+        // stops a large file between chunks.
         let hash = try await step(.hash, file: path, page: 0, clock: clock) {
-            try await worker.image.run { _ in SHA256.hex(of: image.bytes) }
+            try await worker.image.run { _ in
+                var hasher = SHA256()
+                try image.forEachChunk { chunk in
+                    try Task.checkCancellation()
+                    hasher.update(chunk)
+                }
+                return hasher.finish()
+            }
         }
         return OpenedFile(image: image, hash: hash)
     }
