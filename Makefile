@@ -9,7 +9,7 @@ STRICT = -Xswiftc -warnings-as-errors
 # comparisons, Chromium and Selenium for the browser tests, xmllint), the fixture script (Pillow,
 # DejaVu) and the benchmarks (GNU time, OpenCV's Python bindings as the reference detector).
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev libturbojpeg0-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libtesseract-dev libleptonica-dev libpng-dev libturbojpeg0-dev libwebp-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv
 

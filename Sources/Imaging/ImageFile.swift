@@ -106,9 +106,12 @@ public struct ImageFile: Sendable {
         }
         tiff = known == .tiff ? try TIFFFile(bytes, path: path) : nil
         jpegHeader = known == .jpeg ? bytes.withUnsafeBytes { Array($0.prefix(JPEGSegments.headerLength(of: $0))) } : []
+        let webp = known == .webp ? bytes.withUnsafeBytes { WebPDecoder.features($0) } : nil
         let header: (size: PixelSize, bytesPerPixel: Int?)? = switch known {
         case .jpeg: bytes.withUnsafeBytes { JPEGDecoder.size($0) }.map { ($0, 4) }
         case .tiff: tiff?.size.map { ($0, nil) }
+        case .webp: webp.map { ($0.size, 4) }
+        case .gif: bytes.withUnsafeBytes { GIFFirstImage($0) }.map { ($0.size, nil) }  // an animation may hold many
         default: bytes.withUnsafeBytes { Self.header($0, format: known) }
         }
         guard let header, header.size.width > 0, header.size.height > 0 else {
@@ -117,6 +120,11 @@ public struct ImageFile: Sendable {
         let size = header.size
         guard size.pixelCount <= pixelLimit else {
             throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
+        }
+        if let webp, webp.holdsWholeImage, size.pixelCount > WebPDecoder.wholeImageLimit {
+            throw ImagingError(path: path, reason: .tooLargeForDecoder(
+                width: size.width, height: size.height, limit: WebPDecoder.wholeImageLimit,
+                why: "libwebp holds a lossless or transparent WebP whole, 4 bytes a pixel, whatever size it is read at"))
         }
         // A single image's bytes are bounded by its pixels: twice their raw size in the file's
         // own layout (compression that fails, row filters), plus room for metadata. More is
@@ -137,18 +145,14 @@ public struct ImageFile: Sendable {
     }
 
     /// The size from Leptonica's header reader, and the most bytes a pixel takes stored
-    /// uncompressed in this format (from the header for PNG; the format's widest otherwise).
+    /// uncompressed in this format (from the header for PNG; the widest of any otherwise).
     private static func header(_ bytes: UnsafeRawBufferPointer, format known: ImageFormat) -> (PixelSize, Int?)? {
         var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         var bits: Int32 = 0, samples: Int32 = 0, colormapped: Int32 = 0
         let status = pixReadHeaderMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
                                       &format, &width, &height, &bits, &samples, &colormapped)
         guard status == 0 else { return nil }
-        let bytesPerPixel: Int? = switch known {
-        case .png: max(1, (Int(bits) * Int(samples) + 7) / 8)
-        case .gif, .tiff: nil  // several images in one file
-        default: 8
-        }
+        let bytesPerPixel = known == .png ? max(1, (Int(bits) * Int(samples) + 7) / 8) : 8
         return (PixelSize(width: Int(width), height: Int(height)), bytesPerPixel)
     }
 
@@ -174,61 +178,68 @@ public struct ImageFile: Sendable {
         }
     }
 
-    /// Decodes page `index` (0-based) and turns it upright. A PNG or JPEG of more than
-    /// `wholeLimit` pixels is reduced as it is read (a PNG by whole blocks, a JPEG by a DCT
-    /// scale), so it never exists in memory at full size.
+    /// Decodes page `index` (0-based) and turns it upright. An image of more than `wholeLimit`
+    /// pixels is reduced as it is read (a PNG or a TIFF or GIF page by whole blocks, a JPEG by
+    /// a DCT scale, a WebP by libwebp's rescaler), so it never exists in memory at full size.
     public func decodePage(_ index: Int = 0, wholeLimit: Int = ImageFile.wholeDecodeLimit) throws -> DecodedPage {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
-        let (raster, resolution) = try bytes.withUnsafeBytes { try decodePixels(index, from: $0, wholeLimit: wholeLimit) }
+        let (raster, resolution, stored) = try bytes.withUnsafeBytes { try decodePixels(index, from: $0, wholeLimit: wholeLimit) }
         // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
         let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: jpegHeader) ?? .up : .up
-        let upright = raster.oriented(orientation)
-        // Reports are in the file's own pixels, also when the raster was reduced as it was read
-        // (only single-page formats are; a TIFF page's size is its raster's).
-        let size = format == .tiff ? upright.size : orientation.uprightSize(of: storedSize)
-        return DecodedPage(raster: upright, size: size, resolution: resolution, orientation: orientation)
+        // Reports are in the file's own pixels, also when the raster was reduced as it was read.
+        return DecodedPage(raster: raster.oriented(orientation), size: orientation.uprightSize(of: stored), resolution: resolution,
+                           orientation: orientation)
     }
 
-    /// The stored pixels and their resolution; a PNG or JPEG above `wholeLimit` pixels comes
-    /// back reduced, with its resolution scaled to match.
-    private func decodePixels(_ index: Int, from bytes: UnsafeRawBufferPointer, wholeLimit: Int) throws -> (Raster, resolution: Int?) {
-        let reduce = storedSize.pixelCount > wholeLimit
+    /// The stored pixels, their resolution and the page's stored size; an image above
+    /// `wholeLimit` pixels comes back reduced, with its resolution scaled to match.
+    private func decodePixels(_ index: Int, from bytes: UnsafeRawBufferPointer, wholeLimit: Int)
+        throws -> (Raster, resolution: Int?, size: PixelSize) {
         switch format {
-        case .png where reduce:
-            var factor = 2
-            while ((storedSize.width + factor - 1) / factor) * ((storedSize.height + factor - 1) / factor) > wholeLimit {
-                factor += 1
-            }
-            return (try PNGDecoder.decode(bytes, path: path, reducedBy: factor), PNGDecoder.resolution(bytes).map { $0 / factor })
+        case .png where storedSize.pixelCount > wholeLimit:
+            let factor = reductionFactor(for: storedSize, limit: wholeLimit)
+            let raster = try PNGDecoder.decode(bytes, path: path, reducedBy: factor)
+            return (raster, PNGDecoder.resolution(bytes).map { $0 / factor }, storedSize)
         case .png:
-            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
+            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes), storedSize)
         case .jpeg:
             let raster = try JPEGDecoder.decode(bytes, header: jpegHeader, path: path, wholeLimit: wholeLimit)
             let scale = Double(raster.width) / Double(storedSize.width)
-            return (raster, JPEGDecoder.resolution(jpegHeader).map { Int((Double($0) * scale).rounded()) })
+            return (raster, JPEGDecoder.resolution(jpegHeader).map { Int((Double($0) * scale).rounded()) }, storedSize)
+        case .webp:
+            return (try WebPDecoder.decode(bytes, path: path, wholeLimit: wholeLimit), nil, storedSize)
         default:
             break
         }
         var problem: String?
         let image: LeptonicaImage?
-        if format == .tiff {
+        switch format {
+        case .tiff:
             // Only the first page's header was checked on opening: a later page may claim more.
             if index > 0, let size = tiff?.size(ofPage: index), size.pixelCount > pixelLimit {
                 throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
             }
             (image, problem) = tiff?.decode(page: index) ?? (nil, nil)
-        } else {
+        case .gif:
+            // The first image alone, so that giflib decodes no other frame.
+            let end = GIFFirstImage(bytes)?.end ?? bytes.count
+            let first = end < bytes.count && bytes[end] != 0x3B ? Array(bytes.prefix(end)) + [0x3B] : nil
+            image = first.map { first in first.withUnsafeBufferPointer { LeptonicaImage(pixReadMem($0.baseAddress, $0.count)) } }
+                ?? LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
+        default:
             image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
         }
         guard let image else {
             // Leptonica gives no reason of its own: say which decoder found nothing.
             throw ImagingError(path: path, reason: .corrupt("\(format.name): " + (problem ?? "the decoder found no image")))
         }
-        guard let raster = image.raster() else {
+        let size = PixelSize(width: image.width, height: image.height)
+        let factor = reductionFactor(for: size, limit: wholeLimit)
+        guard let raster = image.raster(reducedBy: factor) else {
             throw ImagingError(path: path, reason: .corrupt("unsupported pixel layout, \(image.depth) bits per pixel"))
         }
-        return (raster, image.resolution)
+        return (raster, image.resolution.map { $0 / factor }, size)
     }
 }

@@ -13,6 +13,9 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case unsupportedFormat
         /// The header claims more pixels than the limit allows; nothing was decoded.
         case tooLarge(width: Int, height: Int, limit: Int)
+        /// The header claims more pixels than the format's decoder can hold within Gloss's
+        /// memory bound (`why` says what the decoder holds); nothing was decoded.
+        case tooLargeForDecoder(width: Int, height: Int, limit: Int, why: String)
         /// The header was read but the pixels could not be decoded (truncated or corrupt data).
         case corrupt(String)
         case noSuchPage(Int, pageCount: Int)
@@ -41,6 +44,8 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP)"
         case .tooLarge(let w, let h, let limit):
             "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
+        case .tooLargeForDecoder(let w, let h, let limit, let why):
+            "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) for this kind of image (\(why))"
         case .corrupt(let detail): "image data is corrupt or truncated (\(detail))"
         case .noSuchPage(let index, let count): "page \(index + 1) asked for, but the file has \(count)"
         case .encodingFailed(let why): "cannot encode image: \(why)"

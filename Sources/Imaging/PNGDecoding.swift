@@ -23,28 +23,14 @@ enum PNGDecoder {
     /// `factor` x `factor` block into one pixel as the rows go by: the full image never exists
     /// in memory, only one band of sums.
     static func decode(_ bytes: UnsafeRawBufferPointer, path: String, reducedBy factor: Int) throws -> Raster {
-        try withRows(of: bytes, path: path, whole: false) { reader, w, h, c in
-            let outWidth = (w + factor - 1) / factor, outHeight = (h + factor - 1) / factor
-            var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * c)
-            var row = [UInt8](repeating: 0, count: w * c)
-            var sums = [UInt32](repeating: 0, count: outWidth * c)
-            for y in 0..<h {
+        try withRows(of: bytes, path: path, whole: false) { reader, width, height, channels in
+            var averager = BlockAverager(width: width, height: height, channels: channels, factor: factor)
+            var row = [UInt8](repeating: 0, count: width * channels)
+            for _ in 0..<height {
                 guard gloss_png_rows_next(&reader, &row) != 0 else { return nil }
-                for x in 0..<w {
-                    for channel in 0..<c { sums[(x / factor) * c + channel] += UInt32(row[x * c + channel]) }
-                }
-                guard (y + 1) % factor == 0 || y == h - 1 else { continue }
-                let bandRows = y % factor + 1, outY = y / factor
-                for outX in 0..<outWidth {
-                    let count = UInt32(bandRows * (min(w, (outX + 1) * factor) - outX * factor))
-                    for channel in 0..<c {
-                        let at = outX * c + channel
-                        pixels[(outY * outWidth) * c + at] = UInt8((sums[at] + count / 2) / count)
-                        sums[at] = 0
-                    }
-                }
+                row.withUnsafeBufferPointer { averager.add($0) }
             }
-            return Raster(width: outWidth, height: outHeight, layout: c == 1 ? .gray : .rgb, pixels: pixels)
+            return averager.raster
         }
     }
 
