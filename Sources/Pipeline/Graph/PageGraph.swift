@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossGeometry
 import GlossImaging
 import GlossReports
 
@@ -186,18 +187,10 @@ struct PageGraph: Sendable {
         // A display copy is made only when a page view will show it.
         let displayDimension = layout != nil && settings.formats.contains(.html) ? settings.displayDimension : nil
         do {
-            let decoded = try await step(.decode, file: path, page: index, clock: clock) {
-                try await worker.image.run { _ in try file.decodePage(index) }
-            }
-            let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
-            let copies = try await step(.copies, file: path, page: index, clock: clock) {
-                try await worker.image.run { [requests = worker.imageRequests] _ in
-                    PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
-                }
-            }
+            let (copies, size) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
             let findings = try await analyze(copies, file: path, page: index, clock: clock)
             let report = try await step(.convert, file: path, page: index, clock: clock) {
-                PageReport(source: path, pageIndex: index, size: decoded.size, findings: findings, timings: StageTimings())
+                PageReport(source: path, pageIndex: index, size: size, findings: findings, timings: StageTimings())
             }
             var timed = report
             timed.timings = clock.recorded
@@ -216,6 +209,23 @@ struct PageGraph: Sendable {
             guard report.status == .failed, let layout else { return Outcome(report: report) }
             return await writeFailure(report, id: id, in: layout)
         }
+    }
+
+    /// Decode, prepare and copies: the page's copies and its size in the file's pixels. The
+    /// decoded page ends here, before the analyzers run, so its memory is not held beside theirs.
+    private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
+        async throws -> (PageCopies, PixelSize) {
+        let path = file.path
+        let decoded = try await step(.decode, file: path, page: index, clock: clock) {
+            try await worker.image.run { _ in try file.decodePage(index) }
+        }
+        let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
+        let copies = try await step(.copies, file: path, page: index, clock: clock) {
+            try await worker.image.run { [requests = worker.imageRequests] _ in
+                PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
+            }
+        }
+        return (copies, decoded.size)
     }
 
     /// The preparation of a page for its analyzers: the identity until the preprocessing
