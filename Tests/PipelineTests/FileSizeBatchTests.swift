@@ -9,16 +9,16 @@ import Testing
 /// the same size.
 @Suite(.serialized)
 struct FileSizeBatchTests {
-    /// A sparse 1 GiB PNG whose header (12000x12000, 16-bit RGB) justifies its size: it passes
-    /// every check, and hashing it takes seconds.
+    /// A sparse 2 GiB PNG whose header (12000x12000, 16-bit RGBA) justifies its size: it passes
+    /// every check, and hashing it takes several seconds.
     static func largeJustifiedPNG(in scratch: ScratchFolder) throws -> String {
         let path = scratch.path + "/large.png"
         func bigEndian(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
         let header: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bigEndian(13) + Array("IHDR".utf8)
-            + bigEndian(12000) + bigEndian(12000) + [16, 2, 0, 0, 0] + bigEndian(0)
+            + bigEndian(12000) + bigEndian(12000) + [16, 6, 0, 0, 0] + bigEndian(0)
         try Data(header).write(to: URL(fileURLWithPath: path))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.truncate(atOffset: 1 << 30)
+        try handle.truncate(atOffset: 2 << 30)
         try handle.close()
         return path
     }
@@ -27,12 +27,18 @@ struct FileSizeBatchTests {
         let scratch = try ScratchFolder()
         let large = try Self.largeJustifiedPNG(in: scratch)
         let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1, pageTimeout: .milliseconds(500))
-        let manifest = try await annotator.annotate([large], into: scratch.path + "/out")
+        let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
+        let batch = Task { try await annotator.annotate([large], into: scratch.path + "/out", events: continuation) }
+        var startedPages = 0
+        for await event in events {
+            if case .pageStarted = event { startedPages += 1 }
+        }
+        let manifest = try await batch.value
         let page = try #require(manifest.pages.first)
         #expect(page.status == .timedOut, "\(page)")
         #expect(page.error?.contains("timed out after 0.5 s") == true, "\(page.error ?? "")")
-        // Hashing was stopped between chunks: a hash made whole, then the page cancelled, would be recorded.
-        #expect(page.inputHash == nil, "the hash never finished")
+        // Stopped between chunks: a hash finished late would have let the page start decoding.
+        #expect(startedPages == 0, "the page never got past hashing")
     }
 
     @Test func maxFileSizeRefusesALargerFileAndOnlyIt() throws {

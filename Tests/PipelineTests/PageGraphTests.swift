@@ -174,6 +174,18 @@ struct FileStageTests {
         #expect(manifest.pages.first?.inputHash?.count == 64)
     }
 
+    /// A large file's hash stops between chunks once its page is cancelled (its timeout).
+    @Test func hashingAFileStopsOnceItsTaskIsCancelled() async throws {
+        let scratch = try ScratchFolder()
+        let file = try ImageFile(contentsOf: try FileSizeBatchTests.largeJustifiedPNG(in: scratch))
+        let hashing = Task { () throws -> String in
+            while !Task.isCancelled { await Task.yield() }
+            return try SHA256.hex(of: file)
+        }
+        hashing.cancel()
+        await #expect(throws: CancellationError.self) { try await hashing.value }
+    }
+
     /// A file is hashed a chunk at a time: any cut of the message gives the digest of the whole.
     @Test(arguments: [1, 3, 63, 64, 65, 1000])
     func hashingInChunksGivesTheDigestOfTheWhole(chunk: Int) {

@@ -165,17 +165,8 @@ struct PageGraph: Sendable {
             }
         }
         guard hashing else { return OpenedFile(image: image, hash: "") }
-        // A chunk at a time, so that memory stays flat and the page's timeout (a cancellation)
-        // stops a large file between chunks.
         let hash = try await step(.hash, file: path, page: 0, clock: clock) {
-            try await worker.image.run { _ in
-                var hasher = SHA256()
-                try image.forEachChunk { chunk in
-                    try Task.checkCancellation()
-                    hasher.update(chunk)
-                }
-                return hasher.finish()
-            }
+            try await worker.image.run { _ in try SHA256.hex(of: image) }
         }
         return OpenedFile(image: image, hash: hash)
     }

@@ -1,4 +1,5 @@
 import GlossGeometry
+import GlossImaging
 
 /// SHA-256 (FIPS 180-4), to recognise an input whose content a finished run has already read.
 ///
@@ -28,6 +29,18 @@ struct SHA256 {
     static func hex(of bytes: [UInt8]) -> String {
         var hasher = SHA256()
         bytes.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
+    }
+
+    /// The digest of an image file's bytes, read a chunk at a time (memory stays flat however
+    /// large the file); throws `CancellationError` between chunks once the calling task is
+    /// cancelled, so a page's timeout stops it.
+    static func hex(of file: ImageFile) throws -> String {
+        var hasher = SHA256()
+        try file.forEachChunk { chunk in
+            try Task.checkCancellation()
+            hasher.update(chunk)
+        }
         return hasher.finish()
     }
 
