@@ -62,8 +62,9 @@ public struct ImageFile: Sendable {
     /// The default pixel limit: 150 megapixels, an A3 page at 1200 ppi.
     public static let defaultPixelLimit = 150_000_000
 
-    /// The default largest file read (`--max-file-size`): 2 GiB, more than a 150-megapixel page
-    /// needs in any format Gloss reads, 16-bit uncompressed TIFF aside.
+    /// The default largest file read (`--max-file-size`): 2 GiB, more than one page of 150
+    /// megapixels takes in any format (1.2 GB as uncompressed 16-bit RGBA); a multi-page TIFF of
+    /// a whole volume may need more.
     public static let defaultMaxFileSize = 2 << 30
 
     /// What a file may hold beyond its pixels: profiles, Exif, XMP and thumbnails.
@@ -128,7 +129,7 @@ public struct ImageFile: Sendable {
         }
         // A single image's bytes are bounded by its pixels: twice their raw size in the file's
         // own layout (compression that fails, row filters), plus room for metadata. More is
-        // refused, so no file makes Gloss map, hash or decode bytes its header cannot account for.
+        // refused, so no file makes Gloss hash or decode bytes its header cannot account for.
         if let bytesPerPixel = header.bytesPerPixel {
             let justified = size.pixelCount * bytesPerPixel * 2 + Self.metadataAllowance
             guard bytes.count <= justified else {
@@ -225,9 +226,11 @@ public struct ImageFile: Sendable {
         case .gif:
             // The first image alone, so that giflib decodes no other frame.
             let end = GIFFirstImage(bytes)?.end ?? bytes.count
-            let first = end < bytes.count && bytes[end] != 0x3B ? Array(bytes.prefix(end)) + [0x3B] : nil
-            image = first.map { first in first.withUnsafeBufferPointer { LeptonicaImage(pixReadMem($0.baseAddress, $0.count)) } }
-                ?? LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
+            if end < bytes.count, bytes[end] != 0x3B {
+                image = (Array(bytes.prefix(end)) + [0x3B]).withUnsafeBufferPointer { LeptonicaImage(pixReadMem($0.baseAddress, $0.count)) }
+            } else {
+                image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
+            }
         default:
             image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
         }

@@ -55,6 +55,15 @@ struct FileSizeTests {
         #expect(throws: ImagingError.self) { try ImageFile(bytes: padded, path: "download") }
     }
 
+    /// A local TIFF is read by libtiff from the file itself; bytes in memory from a copy.
+    @Test func aTIFFInMemoryReadsLikeItsFile() throws {
+        let path = Fixtures.path("text/two-pages.tif")
+        let file = try ImageFile(contentsOf: path)
+        let copy = try ImageFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+        #expect(file.pageCount == 2 && copy.pageCount == 2)
+        for page in 0..<2 { #expect(try file.decodePage(page).raster == copy.decodePage(page).raster) }
+    }
+
     @Test(arguments: ["text/sans.png", "text/two-pages.tif", "text/upright.jpg"])
     func theBytesAreHandedOutInChunksOfTheSizeAsked(fixture: String) throws {
         let path = Fixtures.path(fixture)
