@@ -11,7 +11,7 @@ STRICT = -Xswiftc -warnings-as-errors
 # (GNU time, OpenCV's Python bindings as the reference detector); python3-venv for the virtual
 # environment holding iiif-prezi3, which checks the IIIF output.
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv python3-venv
 

@@ -45,6 +45,10 @@ let package = Package(
             providers: [.apt(["libturbojpeg0-dev"])]
         ),
         .systemLibrary(
+            name: "CWebP", path: "Sources/CWebP",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
@@ -60,7 +64,7 @@ let package = Package(
             path: "Sources/Contract", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG"],
+            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG", "CWebP"],
             path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Memory bounds: peak RSS while reading a 20000x20000 PNG (400 megapixels, 600 ppi, lines of
 # text), which Gloss reduces by whole blocks as libpng reads its rows. Held whole it would take
-# 400 MB as grey and 1.2 GB as RGB before any copy is made.
+# 400 MB as grey and 1.2 GB as RGB before any copy is made. Then whole pages through
+# `gloss annotate` (hash, decode, text, faces, HTML), one at a time: a 1 GiB sparse file with a
+# PNG header of 1000x1000 (refused from its size and header, before it is read), and a
+# 12000x12000 page (144 megapixels, under the default limit) as lossless and lossy WebP, G4 and
+# deflate TIFF and GIF, with a lossless WebP of 6000x6000 under the lossless bound; then the
+# largest pages held whole, the worst case per page.
 #   bench/memory.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,4 +30,45 @@ for command in faces ocr; do
     words=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["words"]))' "$work/out.json")
     awk -v c="$command" -v s="$seconds" -v k="$kilobytes" -v w="$words" \
         'BEGIN { printf "gloss %-6s %6s s, peak RSS %5.0f MB, %s words\n", c, s, k / 1024, w }'
+done
+
+/usr/bin/python3 - "$work" <<'PY'
+import struct, sys, zlib
+from PIL import Image, ImageDraw, ImageFont
+work = sys.argv[1]
+Image.MAX_IMAGE_PIXELS = None  # these pages are large on purpose
+chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+with open(work + "/sparse.png", "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1000, 1000, 8, 0, 0, 0, 0)))
+    f.truncate(1 << 30)
+page = Image.new("L", (12000, 12000), 255)
+draw = ImageDraw.Draw(page)
+font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 150)
+for y in range(0, 12000, 600):
+    draw.text((400, y + 150), "Harbour map sheet %d" % y, font=font, fill=0)
+page.save(work + "/lossless.webp", lossless=True, method=0)
+page.save(work + "/lossy.webp", quality=80, method=0)
+page.convert("1").save(work + "/g4.tif", compression="group4")
+page.save(work + "/deflate.tif", compression="tiff_adobe_deflate")
+page.convert("P", palette=Image.ADAPTIVE, colors=16).save(work + "/page.gif")
+page.resize((6000, 6000)).save(work + "/lossless-6000.webp", lossless=True, method=0)
+# Pages held whole, the worst case per page: just under the 100 megapixels above which a page
+# is reduced as it is read, grey with no resolution stated (so text is read at full size) and
+# colour at 600 ppi; a colour JPEG of 144 megapixels, decoded at the DCT scale that fits (6/8).
+page.crop((0, 0, 9900, 9900)).save(work + "/whole.png")
+for side, name in ((9900, "colour.png"), (12000, "colour.jpg")):
+    colour = Image.new("RGB", (side, side), (250, 245, 235))
+    draw = ImageDraw.Draw(colour)
+    for y in range(0, side, 600):
+        draw.text((400, y + 150), "Harbour map sheet %d" % y, font=font, fill=(20, 30, 120))
+    colour.save(work + "/" + name, dpi=(600, 600), quality=85)
+PY
+echo "gloss annotate, one page at a time (--jobs 1): seconds, peak RSS, outcome"
+for name in sparse.png lossless.webp lossy.webp lossless-6000.webp g4.tif deflate.tif page.gif whole.png colour.png colour.jpg; do
+    rm -rf "$work/out"
+    /usr/bin/time -f "%e %M" -o "$work/t" "$gloss" annotate "$work/$name" -o "$work/out" --jobs 1 --quiet 2>"$work/err" || true
+    read -r seconds kilobytes < <(tail -n 1 "$work/t")  # after "Command exited with non-zero status 1"
+    outcome=$(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["pages"][0]; print(p["status"], (p.get("error") or "").split(": ", 1)[-1][:90])' "$work/out/gloss.json")
+    awk -v n="$name ($(du -k --apparent-size "$work/$name" | cut -f1) KB)" -v s="$seconds" -v k="$kilobytes" -v o="$outcome" \
+        'BEGIN { printf "  %-28s %6s s, peak RSS %5.0f MB, %s\n", n, s, k / 1024, o }'
 done

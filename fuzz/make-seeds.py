@@ -9,6 +9,7 @@ import os
 import shutil
 import struct
 import xml.etree.ElementTree as ET
+import zlib
 
 from PIL import Image
 
@@ -50,6 +51,10 @@ def exif_orientation(value, little=True):
     head = (b"II" if little else b"MM") + struct.pack(e + "HI", 42, 8)
     ifd = struct.pack(e + "H", 1) + struct.pack(e + "HHI", 0x0112, 3, 1) + struct.pack(e + "HH", value, 0) + struct.pack(e + "I", 0)
     return head + ifd
+
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def cut_cascade(path, stages, name):
@@ -110,6 +115,21 @@ def main():
     write("image", "tiny.pgm", encode(grey, "PPM"))
     write("image", "tiny.ppm", encode(rgb, "PPM"))
     write("image", "tiny.webp", encode(rgb, "WEBP", quality=50))
+    write("image", "tiny-lossless.webp", encode(rgb, "WEBP", lossless=True))
+    write("image", "tiny-alpha.webp", encode(tiny("RGBA"), "WEBP", quality=50))
+
+    # Issue 16: what a header cannot justify. A PNG of 1x1 followed by 64 KB (within the 64 MiB
+    # allowed for metadata: the fuzzer grows it), a lossless WebP that claims 12000x12000 and
+    # holds no pixels (libwebp would hold it whole, 576 MB), and a GIF whose second frame claims
+    # 65535x65535 (giflib would decode every frame; Gloss hands it the first alone).
+    one = encode(Image.new("L", (1, 1), 128), "PNG")
+    write("image", "png-1x1-padded.png", one[:-12] + png_chunk(b"tEXt", b"padding\0" + b"x" * 65536) + one[-12:])
+    bits = (12000 - 1) | (12000 - 1) << 14
+    vp8l = b"\x2f" + struct.pack("<I", bits) + b"\0\0\0"
+    write("image", "lossless-claims-12000.webp", b"RIFF" + struct.pack("<I", 12 + len(vp8l)) + b"WEBPVP8L" + struct.pack("<I", len(vp8l)) + vp8l)
+    gif = encode(rgb.convert("P"), "GIF")
+    huge_frame = b"\x2c" + struct.pack("<HHHHB", 0, 0, 65535, 65535, 0) + b"\x08\x02\x00\x01\x00"
+    write("image", "gif-second-frame-65535.gif", gif[:-1] + huge_frame + b"\x3b")
 
     # Exif: JPEG headers with and without an Exif block, TIFF structures.
     copy("exif", "fixtures/text/rotated.jpg")

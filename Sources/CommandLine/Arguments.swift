@@ -39,6 +39,18 @@ struct ParsedArguments {
         return number
     }
 
+    /// A number of bytes: digits, with an optional K, M or G for KiB, MiB or GiB (`500M`, `2G`).
+    func byteCount(_ long: String) throws -> Int? {
+        guard let text = value(long) else { return nil }
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let unit = text.last.flatMap { units[Character($0.uppercased())] }
+        let digits = unit == nil ? Substring(text) : text.dropLast()
+        guard let number = Int(digits), number > 0, number <= (1 << 40) / (unit ?? 1) else {
+            throw UsageError("--\(long) takes a number of bytes, such as 500M or 2G, not '\(text)'")
+        }
+        return number * (unit ?? 1)
+    }
+
     /// A positive number of seconds, as a duration.
     func seconds(_ long: String) throws -> Duration? {
         guard let text = value(long) else { return nil }

@@ -69,8 +69,12 @@ public enum GlossCommand {
         .option("lang", short: "l", value: "LANGS", "Tesseract languages, joined with + (default: eng)"),
         .option("psm", value: "MODE", "Tesseract page segmentation mode, 0-13 (default: 3, automatic)"),
         .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
+        maxFileSizeOption,
         .flag("help", short: "h", "show this help"),
     ]
+
+    static let maxFileSizeOption = OptionSpec.option(
+        "max-file-size", value: "BYTES", "refuse files (and downloads) larger than this, such as 500M (default: 2G)")
 
     static let faceOptions: [OptionSpec] = [
         .option("faces", value: "DETECTOR", "how faces are found: cnn (YuNet, the default), cascade (OpenCV's Haar) or none"),
@@ -156,6 +160,7 @@ public enum GlossCommand {
         var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
                                   force: arguments.has("force"), fetching: fetching, shard: try shard(from: arguments))
         annotator.waitsForFolder = arguments.has("wait")
+        if let size = try arguments.byteCount("max-file-size") { annotator.maxFileSize = size }
 
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
         let batch = Task { try await annotator.annotate(inputs, into: output, events: continuation) }
@@ -244,6 +249,7 @@ public enum GlossCommand {
                 .option("faces", value: "DETECTOR", "how faces are found: cnn (YuNet, the default) or cascade (OpenCV's Haar)"),
                 faceOptions[2], faceOptions[3],
                 .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
+                maxFileSizeOption,
                 .flag("help", short: "h", "show this help"),
             ]
         ) { settings, arguments in
@@ -269,7 +275,9 @@ public enum GlossCommand {
         let page = try arguments.integer("page", in: 1...1_000_000) ?? 1
         var settings = try settings(from: arguments)
         try adjust(&settings, arguments)
-        let report = try await Annotator(settings: settings, jobs: 1).read(file: path, pageIndex: page - 1)
+        var annotator = Annotator(settings: settings, jobs: 1)
+        if let size = try arguments.byteCount("max-file-size") { annotator.maxFileSize = size }
+        let report = try await annotator.read(file: path, pageIndex: page - 1)
         FileHandle.standardOutput.write(Data(try JSONOutput.encode(report) + [0x0A]))
         if let error = report.error { printError("gloss: \(error)") }
         return report.status == .ok ? 0 : 1

@@ -134,3 +134,63 @@ private struct AreaWeights {
         }
     }
 }
+
+/// Reduces an image while it is read: rows go in one at a time, and every `factor` x `factor`
+/// block becomes the mean of its pixels (partial blocks at the edges, of what they hold). Holds
+/// one band of sums and the reduced image, never the image itself; a factor of 1 keeps the rows.
+struct BlockAverager {
+    private let width: Int, height: Int, channels: Int, factor: Int
+    private let outWidth: Int, outHeight: Int
+    private var pixels: [UInt8]
+    private var sums: [UInt32]
+    private var rowsAdded = 0
+
+    init(width: Int, height: Int, channels: Int, factor: Int) {
+        precondition(factor >= 1)
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.factor = factor
+        outWidth = (width + factor - 1) / factor
+        outHeight = (height + factor - 1) / factor
+        pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
+        sums = factor == 1 ? [] : [UInt32](repeating: 0, count: outWidth * channels)
+    }
+
+    /// Adds the next row, `width` pixels of `channels` bytes.
+    mutating func add(_ row: UnsafeBufferPointer<UInt8>) {
+        precondition(row.count == width * channels && rowsAdded < height)
+        let y = rowsAdded
+        rowsAdded += 1
+        let (c, factor, outWidth) = (channels, self.factor, self.outWidth)
+        guard factor > 1 else {
+            pixels.withUnsafeMutableBufferPointer { target in
+                _ = UnsafeMutableBufferPointer(rebasing: target[(y * width * c)...]).update(fromContentsOf: row)
+            }
+            return
+        }
+        sums.withUnsafeMutableBufferPointer { sums in
+            for x in 0..<width {
+                for channel in 0..<c { sums[(x / factor) * c + channel] += UInt32(row[x * c + channel]) }
+            }
+            guard (y + 1) % factor == 0 || y == height - 1 else { return }
+            let bandRows = y % factor + 1, outY = y / factor
+            pixels.withUnsafeMutableBufferPointer { target in
+                for outX in 0..<outWidth {
+                    let count = UInt32(bandRows * (min(width, (outX + 1) * factor) - outX * factor))
+                    for channel in 0..<c {
+                        let at = outX * c + channel
+                        target[(outY * outWidth) * c + at] = UInt8((sums[at] + count / 2) / count)
+                        sums[at] = 0
+                    }
+                }
+            }
+        }
+    }
+
+    /// The reduced image; nil until every row has been added.
+    var raster: Raster? {
+        guard rowsAdded == height else { return nil }
+        return Raster(width: outWidth, height: outHeight, layout: channels == 1 ? .gray : .rgb, pixels: pixels)
+    }
+}

@@ -17,18 +17,21 @@ public enum ExifReader {
 
     /// The orientation of page `page` of a TIFF structure (a TIFF file, or an Exif block).
     public static func orientation(inTIFF bytes: some RandomAccessCollection<UInt8>, page: Int) -> Orientation? {
-        guard let tiff = TIFFBytes(Array(bytes)), let directory = tiff.directory(page),
-              let value = tiff.value(ofTag: 0x0112, inDirectoryAt: directory) else { return nil }
-        return Orientation(rawValue: value)
+        Array(bytes).withUnsafeBytes { bytes in
+            guard let tiff = TIFFBytes(bytes), let directory = tiff.directory(page),
+                  let value = tiff.value(ofTag: 0x0112, inDirectoryAt: directory) else { return nil }
+            return Orientation(rawValue: value)
+        }
     }
 }
 
-/// TIFF bytes with their byte order ("II" little-endian or "MM" big-endian).
+/// TIFF bytes with their byte order ("II" little-endian or "MM" big-endian), for as long as
+/// the buffer they view lives.
 struct TIFFBytes {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     let littleEndian: Bool
 
-    init?(_ bytes: [UInt8]) {
+    init?(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count >= 8 else { return nil }
         switch (bytes[0], bytes[1]) {
         case (0x49, 0x49): littleEndian = true

@@ -1,10 +1,6 @@
 import CLeptonica
 import GlossGeometry
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The encoded formats Gloss reads, as Leptonica recognises them from the bytes.
 public enum ImageFormat: String, Sendable {
     case png, jpeg, tiff, pnm, webp, gif, bmp, jp2
@@ -42,65 +38,104 @@ public struct DecodedPage: Sendable {
     public var orientation: Orientation
 }
 
-/// An image file read into memory once, whose pages are decoded one at a time.
+/// An image file, mapped rather than read, whose pages are decoded one at a time.
 ///
 /// Opening reads only the header, so a file that claims too many pixels is refused before a
-/// single pixel is decoded (a 1.6 MB PNG can claim 40000x40000).
+/// single pixel is decoded (a 1.6 MB PNG can claim 40000x40000), and a file far larger than its
+/// header can justify (a 1 GB "PNG" of 1000x1000) before a byte past the header is read.
 public struct ImageFile: Sendable {
     public let path: String
     public let format: ImageFormat
     /// The stored size of the first page (before orientation).
     public let storedSize: PixelSize
     public let pageCount: Int
-    /// The encoded file, as read.
-    public let bytes: [UInt8]
+    /// The encoded file.
+    let bytes: EncodedBytes
     /// The most pixels a page may claim; checked for every page, before its pixels are decoded.
     let pixelLimit: Int
-    /// A TIFF's pages are read from one temporary copy, made when the file is opened.
+    /// A TIFF's pages are read by libtiff from a stream opened with the file.
     private let tiff: TIFFFile?
+    /// A JPEG's marker segments before its image data (Exif, JFIF, Adobe), copied: small, and
+    /// read more than once.
+    private let jpegHeader: [UInt8]
 
     /// The default pixel limit: 150 megapixels, an A3 page at 1200 ppi.
     public static let defaultPixelLimit = 150_000_000
+
+    /// The default largest file read (`--max-file-size`): 2 GiB, more than one page of 150
+    /// megapixels takes in any format (1.2 GB as uncompressed 16-bit RGBA); a multi-page TIFF of
+    /// a whole volume may need more.
+    public static let defaultMaxFileSize = 2 << 30
+
+    /// What a file may hold beyond its pixels: profiles, Exif, XMP and thumbnails.
+    static let metadataAllowance = 64 << 20
 
     /// Above this, a PNG is reduced as it is read (100 megapixels: an A3 page at 800 ppi is
     /// read whole; a 20000x20000 map is read as 10000x10000).
     public static let wholeDecodeLimit = 100_000_000
 
-    /// Reads the file at `path` and its header.
-    public init(contentsOf path: String, pixelLimit: Int = ImageFile.defaultPixelLimit) throws {
-        try self.init(bytes: readWholeFile(path), path: path, pixelLimit: pixelLimit)
+    /// The size in bytes of the encoded file.
+    public var byteCount: Int { bytes.count }
+
+    /// Maps the file at `path` and reads its header. A file of more than `maxFileSize` bytes is
+    /// refused from its size alone, before a byte is read.
+    public init(contentsOf path: String, pixelLimit: Int = ImageFile.defaultPixelLimit,
+                maxFileSize: Int = ImageFile.defaultMaxFileSize) throws {
+        try self.init(.mapped(MappedFile(path: path, maximumSize: maxFileSize)), path: path, pixelLimit: pixelLimit)
     }
 
-    /// Wraps bytes already in memory; `path` names them in errors.
-    public init(bytes: [UInt8], path: String, pixelLimit: Int = ImageFile.defaultPixelLimit) throws {
-        _ = LeptonicaImage.silenced
+    /// Wraps bytes already in memory (a download); `path` names them in errors.
+    public init(bytes: [UInt8], path: String, pixelLimit: Int = ImageFile.defaultPixelLimit,
+                maxFileSize: Int = ImageFile.defaultMaxFileSize) throws {
         guard !bytes.isEmpty else { throw ImagingError(path: path, reason: .empty) }
+        guard bytes.count <= maxFileSize else {
+            throw ImagingError(path: path, reason: .fileTooLarge(size: bytes.count, limit: maxFileSize))
+        }
+        try self.init(.memory(bytes), path: path, pixelLimit: pixelLimit)
+    }
+
+    private init(_ bytes: EncodedBytes, path: String, pixelLimit: Int) throws {
+        _ = LeptonicaImage.silenced
         // The format from the signature alone (Leptonica reads at most the first 12 bytes, so a
         // shorter file is padded); then the size from the header, by the format's own reader.
         var signature = [UInt8](repeating: 0, count: 16)
-        signature.replaceSubrange(0..<min(16, bytes.count), with: bytes.prefix(16))
+        let first = bytes.prefix(16)
+        signature.replaceSubrange(0..<first.count, with: first)
         var code: Int32 = 0
         guard findFileFormatBuffer(signature, &code) == 0, let known = ImageFormat(leptonica: code) else {
             throw ImagingError(path: path, reason: .unsupportedFormat)
         }
-        if known == .tiff {
-            guard let tiff = TIFFFile(bytes) else {
-                throw ImagingError(path: path, reason: .unreadable("no room for the temporary copy a TIFF is read from"))
-            }
-            self.tiff = tiff
-        } else {
-            tiff = nil
+        tiff = known == .tiff ? try TIFFFile(bytes, path: path) : nil
+        jpegHeader = known == .jpeg ? bytes.withUnsafeBytes { Array($0.prefix(JPEGSegments.headerLength(of: $0))) } : []
+        let webp = known == .webp ? bytes.withUnsafeBytes { WebPDecoder.features($0) } : nil
+        let header: (size: PixelSize, bytesPerPixel: Int?)? = switch known {
+        case .jpeg: bytes.withUnsafeBytes { JPEGDecoder.size($0) }.map { ($0, 4) }
+        case .tiff: tiff?.size.map { ($0, nil) }
+        case .webp: webp.map { ($0.size, 4) }
+        case .gif: bytes.withUnsafeBytes { GIFFirstImage($0) }.map { ($0.size, nil) }  // an animation may hold many
+        default: bytes.withUnsafeBytes { Self.header($0, format: known) }
         }
-        let size = switch known {
-        case .jpeg: JPEGDecoder.size(bytes)
-        case .tiff: tiff?.size
-        default: Self.headerSize(bytes)
-        }
-        guard let size, size.width > 0, size.height > 0 else {
+        guard let header, header.size.width > 0, header.size.height > 0 else {
             throw ImagingError(path: path, reason: .corrupt("the \(known.name) header is cut short or damaged"))
         }
+        let size = header.size
         guard size.pixelCount <= pixelLimit else {
             throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
+        }
+        if let webp, webp.holdsWholeImage, size.pixelCount > WebPDecoder.wholeImageLimit {
+            throw ImagingError(path: path, reason: .tooLargeForDecoder(
+                width: size.width, height: size.height, limit: WebPDecoder.wholeImageLimit,
+                why: "libwebp holds a lossless or transparent WebP whole, 4 bytes a pixel, whatever size it is read at"))
+        }
+        // A single image's bytes are bounded by its pixels: twice their raw size in the file's
+        // own layout (compression that fails, row filters), plus room for metadata. More is
+        // refused, so no file makes Gloss hash or decode bytes its header cannot account for.
+        if let bytesPerPixel = header.bytesPerPixel {
+            let justified = size.pixelCount * bytesPerPixel * 2 + Self.metadataAllowance
+            guard bytes.count <= justified else {
+                throw ImagingError(path: path, reason: .unjustifiedSize(fileSize: bytes.count, width: size.width,
+                                                                       height: size.height, justified: justified))
+            }
         }
         self.path = path
         self.format = known
@@ -110,96 +145,104 @@ public struct ImageFile: Sendable {
         self.pageCount = tiff?.pageCount ?? 1
     }
 
-    private static func headerSize(_ bytes: [UInt8]) -> PixelSize? {
+    /// The size from Leptonica's header reader, and the most bytes a pixel takes stored
+    /// uncompressed in this format (from the header for PNG; the widest of any otherwise).
+    private static func header(_ bytes: UnsafeRawBufferPointer, format known: ImageFormat) -> (PixelSize, Int?)? {
         var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         var bits: Int32 = 0, samples: Int32 = 0, colormapped: Int32 = 0
-        let status = bytes.withUnsafeBufferPointer {
-            pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, &bits, &samples, &colormapped)
-        }
-        return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
+        let status = pixReadHeaderMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                                      &format, &width, &height, &bits, &samples, &colormapped)
+        guard status == 0 else { return nil }
+        let bytesPerPixel = known == .png ? max(1, (Int(bits) * Int(samples) + 7) / 8) : 8
+        return (PixelSize(width: Int(width), height: Int(height)), bytesPerPixel)
     }
 
-    /// Decodes page `index` (0-based) and turns it upright. A PNG or JPEG of more than
-    /// `wholeLimit` pixels is reduced as it is read (a PNG by whole blocks, a JPEG by a DCT
-    /// scale), so it never exists in memory at full size.
+    /// Hands the encoded bytes to `body` in chunks of at most `chunkSize`, in order, through one
+    /// buffer of that size: a mapped file is read through its descriptor, so hashing even a
+    /// large file holds one chunk. `body` may throw (a cancelled task) to stop early.
+    public func forEachChunk(ofSize chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch bytes {
+        case .memory(let array):
+            try array.withUnsafeBytes { all in
+                for start in stride(from: 0, to: all.count, by: chunkSize) {
+                    try body(UnsafeRawBufferPointer(rebasing: all[start..<min(all.count, start + chunkSize)]))
+                }
+            }
+        case .mapped(let file):
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            for start in stride(from: 0, to: file.count, by: chunkSize) {
+                let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(chunkSize, file.count - start)])
+                try file.read(into: chunk, at: start, path: path)
+                try body(UnsafeRawBufferPointer(chunk))
+            }
+        }
+    }
+
+    /// Decodes page `index` (0-based) and turns it upright. An image of more than `wholeLimit`
+    /// pixels is reduced as it is read (a PNG or a TIFF or GIF page by whole blocks, a JPEG by
+    /// a DCT scale, a WebP by libwebp's rescaler), so it never exists in memory at full size.
     public func decodePage(_ index: Int = 0, wholeLimit: Int = ImageFile.wholeDecodeLimit) throws -> DecodedPage {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
-        let (raster, resolution) = try decodePixels(index, wholeLimit: wholeLimit)
+        let (raster, resolution, stored) = try bytes.withUnsafeBytes { try decodePixels(index, from: $0, wholeLimit: wholeLimit) }
         // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
-        let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: bytes) ?? .up : .up
-        let upright = raster.oriented(orientation)
-        // Reports are in the file's own pixels, also when the raster was reduced as it was read
-        // (only single-page formats are; a TIFF page's size is its raster's).
-        let size = format == .tiff ? upright.size : orientation.uprightSize(of: storedSize)
-        return DecodedPage(raster: upright, size: size, resolution: resolution, orientation: orientation)
+        let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: jpegHeader) ?? .up : .up
+        // Reports are in the file's own pixels, also when the raster was reduced as it was read.
+        return DecodedPage(raster: raster.oriented(orientation), size: orientation.uprightSize(of: stored), resolution: resolution,
+                           orientation: orientation)
     }
 
-    /// The stored pixels and their resolution; a PNG or JPEG above `wholeLimit` pixels comes
-    /// back reduced, with its resolution scaled to match.
-    private func decodePixels(_ index: Int, wholeLimit: Int) throws -> (Raster, resolution: Int?) {
-        let reduce = storedSize.pixelCount > wholeLimit
+    /// The stored pixels, their resolution and the page's stored size; an image above
+    /// `wholeLimit` pixels comes back reduced, with its resolution scaled to match.
+    private func decodePixels(_ index: Int, from bytes: UnsafeRawBufferPointer, wholeLimit: Int)
+        throws -> (Raster, resolution: Int?, size: PixelSize) {
         switch format {
-        case .png where reduce:
-            var factor = 2
-            while ((storedSize.width + factor - 1) / factor) * ((storedSize.height + factor - 1) / factor) > wholeLimit {
-                factor += 1
-            }
-            return (try PNGDecoder.decode(bytes, path: path, reducedBy: factor), PNGDecoder.resolution(bytes).map { $0 / factor })
+        case .png where storedSize.pixelCount > wholeLimit:
+            let factor = reductionFactor(for: storedSize, limit: wholeLimit)
+            let raster = try PNGDecoder.decode(bytes, path: path, reducedBy: factor)
+            return (raster, PNGDecoder.resolution(bytes).map { $0 / factor }, storedSize)
         case .png:
-            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes))
+            return (try PNGDecoder.decode(bytes, path: path), PNGDecoder.resolution(bytes), storedSize)
         case .jpeg:
-            let raster = try JPEGDecoder.decode(bytes, path: path, wholeLimit: wholeLimit)
+            let raster = try JPEGDecoder.decode(bytes, header: jpegHeader, path: path, wholeLimit: wholeLimit)
             let scale = Double(raster.width) / Double(storedSize.width)
-            return (raster, JPEGDecoder.resolution(bytes).map { Int((Double($0) * scale).rounded()) })
+            return (raster, JPEGDecoder.resolution(jpegHeader).map { Int((Double($0) * scale).rounded()) }, storedSize)
+        case .webp:
+            return (try WebPDecoder.decode(bytes, path: path, wholeLimit: wholeLimit), nil, storedSize)
         default:
             break
         }
         var problem: String?
         let image: LeptonicaImage?
-        if format == .tiff {
+        switch format {
+        case .tiff:
             // Only the first page's header was checked on opening: a later page may claim more.
             if index > 0, let size = tiff?.size(ofPage: index), size.pixelCount > pixelLimit {
                 throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
             }
             (image, problem) = tiff?.decode(page: index) ?? (nil, nil)
-        } else {
-            image = LeptonicaImage(bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
+        case .gif:
+            // The first image alone, so that giflib decodes no other frame.
+            let end = GIFFirstImage(bytes)?.end ?? bytes.count
+            if end < bytes.count, bytes[end] != 0x3B {
+                image = (Array(bytes.prefix(end)) + [0x3B]).withUnsafeBufferPointer { LeptonicaImage(pixReadMem($0.baseAddress, $0.count)) }
+            } else {
+                image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
+            }
+        default:
+            image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
         }
         guard let image else {
             // Leptonica gives no reason of its own: say which decoder found nothing.
             throw ImagingError(path: path, reason: .corrupt("\(format.name): " + (problem ?? "the decoder found no image")))
         }
-        guard let raster = image.raster() else {
+        let size = PixelSize(width: image.width, height: image.height)
+        let factor = reductionFactor(for: size, limit: wholeLimit)
+        guard let raster = image.raster(reducedBy: factor) else {
             throw ImagingError(path: path, reason: .corrupt("unsupported pixel layout, \(image.depth) bits per pixel"))
         }
-        return (raster, image.resolution)
+        return (raster, image.resolution.map { $0 / factor }, size)
     }
 }
-
-/// The whole file, or an error that says why not (missing, a directory, no permission...).
-private func readWholeFile(_ path: String) throws -> [UInt8] {
-    // Non-blocking, so that a FIFO or a device named like an image is refused below rather
-    // than waited on forever; it changes nothing for a regular file.
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard descriptor >= 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
-    defer { close(descriptor) }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
-    guard (info.st_mode & S_IFMT) == S_IFREG else {
-        throw ImagingError(path: path, reason: .unreadable("not a regular file"))
-    }
-    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-    var filled = 0
-    while filled < bytes.count {
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
-        if count == 0 { break }
-        filled += count
-    }
-    return Array(bytes.prefix(filled))
-}
-
-private func systemError() -> String { String(cString: strerror(errno)) }

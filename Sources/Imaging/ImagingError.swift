@@ -4,10 +4,18 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         /// The file could not be opened or read; the text is the system's reason.
         case unreadable(String)
         case empty
+        /// The file holds more bytes than `--max-file-size` allows; nothing was read.
+        case fileTooLarge(size: Int, limit: Int)
+        /// The file holds far more bytes than its header's pixels can account for (`justified`:
+        /// twice their raw size, plus room for metadata); nothing past the header was read.
+        case unjustifiedSize(fileSize: Int, width: Int, height: Int, justified: Int)
         /// The bytes are not an image format Gloss can decode.
         case unsupportedFormat
         /// The header claims more pixels than the limit allows; nothing was decoded.
         case tooLarge(width: Int, height: Int, limit: Int)
+        /// The header claims more pixels than the format's decoder can hold within Gloss's
+        /// memory bound (`why` says what the decoder holds); nothing was decoded.
+        case tooLargeForDecoder(width: Int, height: Int, limit: Int, why: String)
         /// The header was read but the pixels could not be decoded (truncated or corrupt data).
         case corrupt(String)
         case noSuchPage(Int, pageCount: Int)
@@ -30,9 +38,14 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         switch reason {
         case .unreadable(let why): "cannot read file: \(why)"
         case .empty: "file is empty"
+        case .fileTooLarge(let size, let limit): "file is \(size) bytes, above the limit of \(limit) (see --max-file-size)"
+        case .unjustifiedSize(let size, let w, let h, let justified):
+            "image data is corrupt: the file is \(size) bytes, more than a \(w)x\(h) image can justify (at most \(justified))"
         case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP)"
         case .tooLarge(let w, let h, let limit):
             "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
+        case .tooLargeForDecoder(let w, let h, let limit, let why):
+            "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) for this kind of image (\(why))"
         case .corrupt(let detail): "image data is corrupt or truncated (\(detail))"
         case .noSuchPage(let index, let count): "page \(index + 1) asked for, but the file has \(count)"
         case .encodingFailed(let why): "cannot encode image: \(why)"

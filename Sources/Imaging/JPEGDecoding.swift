@@ -9,12 +9,13 @@ enum JPEGDecoder {
     /// The image, or, when it has more than `wholeLimit` pixels, a copy reduced by the largest
     /// of libjpeg's DCT scales (1/2, 1/4, 1/8...) that brings it under: the reduction happens
     /// inside the decoder, so the full image never exists in memory.
-    static func decode(_ bytes: [UInt8], path: String, wholeLimit: Int = .max) throws -> Raster {
+    /// `header` holds the marker segments before the image data (`JPEGSegments.headerLength`).
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: [UInt8], path: String, wholeLimit: Int = .max) throws -> Raster {
         let decompressor = try Decompressor(path: path)
+        let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        try decompressor.check(path, bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(decompressor.handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
-        })
+        try decompressor.check(path, tjDecompressHeader3(decompressor.handle, source, UInt(bytes.count), &width, &height,
+                                                         &subsampling, &colorspace))
         if Int(width) * Int(height) > wholeLimit, let scale = reduction(width: Int(width), height: Int(height), limit: wholeLimit) {
             (width, height) = (Int32(scale.width), Int32(scale.height))
         }
@@ -23,14 +24,12 @@ enum JPEGDecoder {
         let format = grey ? TJPF_GRAY : cmyk ? TJPF_CMYK : TJPF_RGB
         let channels = grey ? 1 : cmyk ? 4 : 3
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * channels)
-        try decompressor.check(path, bytes.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                tjDecompress2(decompressor.handle, source.baseAddress, UInt(source.count), target.baseAddress, width, 0, height,
-                              Int32(format.rawValue), TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
-            }
+        try decompressor.check(path, pixels.withUnsafeMutableBufferPointer { target in
+            tjDecompress2(decompressor.handle, source, UInt(bytes.count), target.baseAddress, width, 0, height,
+                          Int32(format.rawValue), TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
         })
         if grey { return Raster(width: Int(width), height: Int(height), layout: .gray, pixels: pixels) }
-        if cmyk { pixels = rgb(fromCMYK: pixels, inverted: hasAdobeMarker(bytes)) }
+        if cmyk { pixels = rgb(fromCMYK: pixels, inverted: hasAdobeMarker(header)) }
         return Raster(width: Int(width), height: Int(height), layout: .rgb, pixels: pixels)
     }
 
@@ -68,12 +67,11 @@ enum JPEGDecoder {
     }
 
     /// The stored size from the frame header, or nil when there is none to read.
-    static func size(_ bytes: [UInt8]) -> PixelSize? {
+    static func size(_ bytes: UnsafeRawBufferPointer) -> PixelSize? {
         guard let decompressor = try? Decompressor(path: "") else { return nil }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let status = bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(decompressor.handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
-        }
+        let status = tjDecompressHeader3(decompressor.handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                         UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
     }
 
@@ -122,6 +120,23 @@ struct JPEGSegments: Sequence {
 
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Where the image data starts (its SOS marker), or the whole length when the walk ends
+    /// first: the part of a file its metadata can be in, found without reading further.
+    static func headerLength(of bytes: UnsafeRawBufferPointer) -> Int {
+        guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return 0 }
+        var offset = 2
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
+            let marker = bytes[offset + 1]
+            if marker == 0xFF {
+                offset += 1
+                continue
+            }
+            if marker == 0xDA || marker == 0xD9 { return offset }
+            offset += 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]))
+        }
+        return Swift.min(offset, bytes.count)
+    }
 
     func makeIterator() -> AnyIterator<Segment> {
         let bytes = self.bytes

@@ -35,43 +35,68 @@ final class LeptonicaImage {
         return pixcmapHasColor(colormap, &color) == 0 && color != 0
     }
 
-    /// The pixels as a Swift raster: RGB when the image has colour, grey otherwise.
-    func raster() -> Raster? {
-        if hasColor {
-            // Transparent pixels are shown on white, as a browser shows them.
-            let opaque = pixGetSpp(handle) == 4 ? LeptonicaImage(pixAlphaBlendUniform(handle, 0xFFFF_FF00)) : nil
-            let rgb = withExtendedLifetime(opaque) { LeptonicaImage(pixConvertTo32(opaque?.handle ?? handle)) }
-            return rgb?.unpack(layout: .rgb)
-        }
-        guard let grey = LeptonicaImage(pixConvertTo8(handle, 0)) else { return nil }
-        return grey.unpack(layout: .gray)
-    }
-
-    /// Copies 8 or 32 bits-per-pixel data out of Leptonica's big-endian 32-bit words.
-    private func unpack(layout: Raster.Layout) -> Raster {
-        let width = self.width, height = self.height
+    /// The pixels as a Swift raster, RGB when the image has colour and grey otherwise, averaged
+    /// in `factor` x `factor` blocks as its rows are read. Read straight from Leptonica's words
+    /// at every depth it decodes to (1, 2, 4 and 8 bits, with or without a colormap; 16; 32),
+    /// one row at a time, so no converted copy of the whole image is made (a 1-bit page of
+    /// 144 megapixels is 18 MB; converted to 8 bits first, it was 144 MB more).
+    func raster(reducedBy factor: Int = 1) -> Raster? {
+        let width = self.width, height = self.height, depth = self.depth
+        guard [1, 2, 4, 8, 16, 32].contains(depth) else { return nil }
+        let colour = hasColor
+        let channels = colour ? 3 : 1
+        let palette = depth <= 8 ? self.palette(channels: channels) : []
+        let alpha = depth == 32 && pixGetSpp(handle) == 4
         let wordsPerLine = Int(pixGetWpl(handle))
         let words = pixGetData(handle)!
-        var pixels = [UInt8](repeating: 0, count: width * height * layout.rawValue)
-        pixels.withUnsafeMutableBufferPointer { out in
+        var averager = BlockAverager(width: width, height: height, channels: channels, factor: factor)
+        var row = [UInt8](repeating: 0, count: width * channels)
+        row.withUnsafeMutableBufferPointer { out in
             for y in 0..<height {
-                let row = words + y * wordsPerLine
-                switch layout {
-                case .gray:
+                let line = words + y * wordsPerLine
+                switch depth {
+                case 32:
                     for x in 0..<width {
-                        let word = row[x >> 2]
-                        out[y * width + x] = UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32(x & 3)))
+                        let word = line[x]
+                        let opacity = alpha ? UInt32(word & 0xFF) : 255
+                        for channel in 0..<3 {
+                            // Transparent pixels are shown on white, as a browser shows them.
+                            let value = (word >> (24 - 8 * UInt32(channel))) & 0xFF
+                            out[x * 3 + channel] = UInt8((value * opacity + 255 * (255 - opacity) + 127) / 255)
+                        }
                     }
-                case .rgb:
+                case 16:
+                    for x in 0..<width { out[x] = UInt8(truncatingIfNeeded: line[x >> 1] >> (24 - 16 * UInt32(x & 1))) }
+                default:
+                    let mask = UInt32(1) << depth - 1
                     for x in 0..<width {
-                        let word = row[x], at = (y * width + x) * 3
-                        out[at] = UInt8(truncatingIfNeeded: word >> 24)
-                        out[at + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                        out[at + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                        let bit = x * depth
+                        let index = Int((line[bit >> 5] >> UInt32(32 - depth - (bit & 31))) & mask)
+                        for channel in 0..<channels { out[x * channels + channel] = palette[index * channels + channel] }
                     }
                 }
+                averager.add(UnsafeBufferPointer(out))
             }
         }
-        return Raster(width: width, height: height, layout: layout, pixels: pixels)
+        return averager.raster
+    }
+
+    /// The grey or RGB value of every index of an image of 8 bits or fewer: its colormap's, or
+    /// the index scaled to 0...255 (1-bit images have 1 for black, as Leptonica has them).
+    private func palette(channels: Int) -> [UInt8] {
+        let count = 1 << depth
+        if let colormap = pixGetColormap(handle) {
+            var table = [UInt8](repeating: 0, count: count * channels)
+            for index in 0..<min(count, Int(pixcmapGetCount(colormap))) {
+                var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0
+                guard pixcmapGetColor(colormap, Int32(index), &r, &g, &b) == 0 else { continue }
+                let rgb = [r, g, b].map { UInt8(clamping: $0) }
+                for channel in 0..<channels { table[index * channels + channel] = channels == 3 ? rgb[channel] : rgb[0] }
+            }
+            return table
+        }
+        return (0..<count).map { index in
+            depth == 1 ? (index == 0 ? 255 : 0) : UInt8(index * 255 / (count - 1))
+        }
     }
 }

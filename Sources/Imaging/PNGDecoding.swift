@@ -7,7 +7,7 @@ import CPNG
 /// known incorrect sRGB profile" and the like) are never printed.
 enum PNGDecoder {
     /// The whole image.
-    static func decode(_ bytes: [UInt8], path: String) throws -> Raster {
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> Raster {
         try withRows(of: bytes, path: path, whole: true) { reader, width, height, channels in
             var pixels = [UInt8](repeating: 0, count: width * height * channels)
             let read = pixels.withUnsafeMutableBufferPointer { buffer -> Int32 in
@@ -22,48 +22,31 @@ enum PNGDecoder {
     /// Decodes a PNG too large to hold whole, reading it row by row and averaging each
     /// `factor` x `factor` block into one pixel as the rows go by: the full image never exists
     /// in memory, only one band of sums.
-    static func decode(_ bytes: [UInt8], path: String, reducedBy factor: Int) throws -> Raster {
-        try withRows(of: bytes, path: path, whole: false) { reader, w, h, c in
-            let outWidth = (w + factor - 1) / factor, outHeight = (h + factor - 1) / factor
-            var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * c)
-            var row = [UInt8](repeating: 0, count: w * c)
-            var sums = [UInt32](repeating: 0, count: outWidth * c)
-            for y in 0..<h {
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String, reducedBy factor: Int) throws -> Raster {
+        try withRows(of: bytes, path: path, whole: false) { reader, width, height, channels in
+            var averager = BlockAverager(width: width, height: height, channels: channels, factor: factor)
+            var row = [UInt8](repeating: 0, count: width * channels)
+            for _ in 0..<height {
                 guard gloss_png_rows_next(&reader, &row) != 0 else { return nil }
-                for x in 0..<w {
-                    for channel in 0..<c { sums[(x / factor) * c + channel] += UInt32(row[x * c + channel]) }
-                }
-                guard (y + 1) % factor == 0 || y == h - 1 else { continue }
-                let bandRows = y % factor + 1, outY = y / factor
-                for outX in 0..<outWidth {
-                    let count = UInt32(bandRows * (min(w, (outX + 1) * factor) - outX * factor))
-                    for channel in 0..<c {
-                        let at = outX * c + channel
-                        pixels[(outY * outWidth) * c + at] = UInt8((sums[at] + count / 2) / count)
-                        sums[at] = 0
-                    }
-                }
+                row.withUnsafeBufferPointer { averager.add($0) }
             }
-            return Raster(width: outWidth, height: outHeight, layout: c == 1 ? .gray : .rgb, pixels: pixels)
+            return averager.raster
         }
     }
 
     /// Opens a libpng reader over `bytes` and hands it to `body` with the size and channels of
     /// its rows; `body` returns nil when a libpng call failed, and libpng's reason is thrown.
     private static func withRows(
-        of bytes: [UInt8], path: String, whole: Bool,
+        of bytes: UnsafeRawBufferPointer, path: String, whole: Bool,
         _ body: (inout gloss_png_rows, _ width: Int, _ height: Int, _ channels: Int) -> Raster?
     ) throws -> Raster {
         var reader = gloss_png_rows()
         defer { gloss_png_rows_end(&reader) }
-        let raster = bytes.withUnsafeBufferPointer { data -> Raster? in
-            reader.data = data.baseAddress
-            reader.size = data.count
-            var width: UInt32 = 0, height: UInt32 = 0, channels: Int32 = 0
-            guard gloss_png_rows_begin(&reader, whole ? 1 : 0, &width, &height, &channels) != 0,
-                  channels == 1 || channels == 3 else { return nil }
-            return body(&reader, Int(width), Int(height), Int(channels))
-        }
+        reader.data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        reader.size = bytes.count
+        var width: UInt32 = 0, height: UInt32 = 0, channels: Int32 = 0
+        let begun = gloss_png_rows_begin(&reader, whole ? 1 : 0, &width, &height, &channels) != 0 && (channels == 1 || channels == 3)
+        let raster = begun ? body(&reader, Int(width), Int(height), Int(channels)) : nil
         guard let raster else {
             let message = withUnsafeBytes(of: reader.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             throw ImagingError(path: path, reason: .corrupt("libpng: \(message.isEmpty ? "unsupported pixel layout" : message)"))
@@ -72,7 +55,7 @@ enum PNGDecoder {
     }
 
     /// Pixels per inch from the `pHYs` chunk, when it states metres as its unit.
-    static func resolution(_ bytes: [UInt8]) -> Int? {
+    static func resolution(_ bytes: UnsafeRawBufferPointer) -> Int? {
         var offset = 8  // after the signature
         while offset + 8 <= bytes.count {
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }

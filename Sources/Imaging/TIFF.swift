@@ -9,16 +9,17 @@ import Glibc
 /// A TIFF's pages through Leptonica, read from a file descriptor.
 ///
 /// Leptonica's in-memory TIFF reader prints some of its complaints straight to stderr ("Bad
-/// file: amount too big"), and it already silences libtiff's own. Given a real file (an
-/// anonymous temporary one), only libtiff reads it, and nothing is printed. The copy is made
-/// once per file and every page is read from it (a FILE has one position, so reads take turns).
-/// The directory chain is also walked by Gloss itself, once, bounds-checked, so that a page
-/// whose directory is cut off is reported as a failed page rather than silently dropped.
+/// file: amount too big"), and it already silences libtiff's own. Given a real file, only
+/// libtiff reads it, and nothing is printed: the file itself for a local input, an anonymous
+/// temporary copy for bytes in memory (a download). Every page is read from that one stream (a
+/// FILE has one position, so reads take turns). The directory chain is also walked by Gloss
+/// itself, once, bounds-checked, so that a page whose directory is cut off is reported as a
+/// failed page rather than silently dropped.
 final class TIFFFile: @unchecked Sendable {
-    // `@unchecked`: the temporary copy's stream is only used while holding `turn`; the rest is immutable.
-    private let bytes: [UInt8]
-    private let file: TemporaryFile
-    /// Readers take turns with the copy's one stream position.
+    // `@unchecked`: the stream is only used while holding `turn`; the rest is immutable.
+    private let bytes: EncodedBytes
+    private let file: TIFFStream
+    /// Readers take turns with the stream's one position.
     private let turn = Mutex(())
     private let chain: TIFFDirectoryChain
 
@@ -26,12 +27,17 @@ final class TIFFFile: @unchecked Sendable {
     /// finds each page's directory by walking the chain, so the cost grows with the square).
     static let maximumPages = 10_000
 
-    /// Nil when no temporary copy can be made.
-    init?(_ bytes: [UInt8]) {
-        guard let file = TemporaryFile(bytes) else { return nil }
+    init(_ bytes: EncodedBytes, path: String) throws {
+        let stream = switch bytes {
+        case .mapped(let mapped): TIFFStream(descriptor: mapped.descriptor)
+        case .memory(let array): TIFFStream(copying: array)
+        }
+        guard let stream else {
+            throw ImagingError(path: path, reason: .unreadable("no stream to read the TIFF from: " + systemError()))
+        }
         self.bytes = bytes
-        self.file = file
-        chain = TIFFDirectoryChain(bytes)
+        file = stream
+        chain = bytes.withUnsafeBytes { TIFFDirectoryChain($0) }
     }
 
     private func withStream<T>(_ body: (UnsafeMutablePointer<FILE>) -> T) -> T {
@@ -53,11 +59,13 @@ final class TIFFFile: @unchecked Sendable {
     /// checks (Leptonica's `freadHeaderTiff` leaks libtiff's handle when a later directory is
     /// damaged), or nil when the directory or the tags are missing.
     func size(ofPage index: Int) -> PixelSize? {
-        guard let tiff = TIFFBytes(bytes), let directory = tiff.directory(index),
-              let width = tiff.value(ofTag: 256, inDirectoryAt: directory),
-              let height = tiff.value(ofTag: 257, inDirectoryAt: directory) else { return nil }
-        // LONG values can reach 2^32 - 1: clamped, so that width x height cannot overflow.
-        return PixelSize(width: min(width, Int(Int32.max)), height: min(height, Int(Int32.max)))
+        bytes.withUnsafeBytes { bytes in
+            guard let tiff = TIFFBytes(bytes), let directory = tiff.directory(index),
+                  let width = tiff.value(ofTag: 256, inDirectoryAt: directory),
+                  let height = tiff.value(ofTag: 257, inDirectoryAt: directory) else { return nil }
+            // LONG values can reach 2^32 - 1: clamped, so that width x height cannot overflow.
+            return PixelSize(width: min(width, Int(Int32.max)), height: min(height, Int(Int32.max)))
+        }
     }
 
     /// Pages that can be read, plus one for a directory the chain points to but the file cuts
@@ -85,7 +93,7 @@ struct TIFFDirectoryChain {
     /// The last offset followed pointed outside the file.
     var brokenLink = false
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: UnsafeRawBufferPointer) {
         guard let tiff = TIFFBytes(bytes), var next = tiff.firstDirectory else { return }
         var seen = Set<Int>()
         while next != 0 {
@@ -104,12 +112,23 @@ struct TIFFDirectoryChain {
     }
 }
 
-/// A file's bytes as an anonymous temporary file with a real descriptor (`tmpfile`: it has no
-/// name and is gone when closed), for readers that take a `FILE`. Closed with its owner.
-private final class TemporaryFile {
+/// The stream libtiff reads a TIFF from, closed with its owner: a duplicate of the file's own
+/// descriptor, or an anonymous temporary file (`tmpfile`: it has no name and is gone when
+/// closed) holding bytes that were only in memory.
+private final class TIFFStream {
     let stream: UnsafeMutablePointer<FILE>
 
-    init?(_ bytes: [UInt8]) {
+    init?(descriptor: Int32) {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return nil }
+        guard let stream = fdopen(copy, "rb") else {
+            close(copy)
+            return nil
+        }
+        self.stream = stream
+    }
+
+    init?(copying bytes: [UInt8]) {
         guard let stream = tmpfile() else { return nil }
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
         guard written == bytes.count, fflush(stream) == 0 else {

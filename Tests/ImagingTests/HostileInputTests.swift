@@ -20,7 +20,7 @@ struct HostileInputTests {
         ("bad/truncated-at-5.jpg", "decode", "JPEG: Premature end of JPEG file"),
         ("bad/truncated-at-50.jpg", "decode", "JPEG: Premature end of JPEG file"),
         ("bad/truncated-at-95.jpg", "decode", "JPEG: Premature end of JPEG file"),
-        ("bad/truncated.webp", "decode", "WebP: the decoder found no image"),
+        ("bad/truncated.webp", "decode", "WebP: the data ends early"),
     ])
     func aBrokenFileFailsWithItsReason(fixture: String, stage: String, reason: String) throws {
         let path = Fixtures.path(fixture)

@@ -29,7 +29,7 @@ struct HostileBatchTests {
         "truncated-at-5.jpg": "Premature end of JPEG file",
         "truncated-at-50.jpg": "Premature end of JPEG file",
         "truncated-at-95.jpg": "Premature end of JPEG file",
-        "truncated.webp": "WebP: the decoder found no image",
+        "truncated.webp": "WebP: the data ends early",
         "broken-second-page.tif, page 2": "page 2's pixels cannot be read",
         "truncated-at-60.tif, page 2": "page 2's directory lies beyond the end of the file",
         "fifo.png": "not a regular file",

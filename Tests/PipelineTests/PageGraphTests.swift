@@ -173,4 +173,29 @@ struct FileStageTests {
         #expect(manifest.pages.first?.inputHash == SHA256.hex(of: bytes))
         #expect(manifest.pages.first?.inputHash?.count == 64)
     }
+
+    /// A large file's hash stops between chunks once its page is cancelled (its timeout).
+    @Test func hashingAFileStopsOnceItsTaskIsCancelled() async throws {
+        let scratch = try ScratchFolder()
+        let file = try ImageFile(contentsOf: try FileSizeBatchTests.largeJustifiedPNG(in: scratch))
+        let hashing = Task { () throws -> String in
+            while !Task.isCancelled { await Task.yield() }
+            return try SHA256.hex(of: file)
+        }
+        hashing.cancel()
+        await #expect(throws: CancellationError.self) { try await hashing.value }
+    }
+
+    /// A file is hashed a chunk at a time: any cut of the message gives the digest of the whole.
+    @Test(arguments: [1, 3, 63, 64, 65, 1000])
+    func hashingInChunksGivesTheDigestOfTheWhole(chunk: Int) {
+        let message = Array("The quick brown fox jumps over the lazy dog, ".utf8) + (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        var hasher = SHA256()
+        for start in stride(from: 0, to: message.count, by: chunk) {
+            message[start..<min(message.count, start + chunk)].withUnsafeBytes { hasher.update($0) }
+        }
+        #expect(hasher.finish() == SHA256.hex(of: message))
+        #expect(SHA256.hex(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(of: []) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
 }

@@ -39,6 +39,9 @@ public struct Annotator: Sendable {
     public var pixelsInFlight: Int
     /// How `http://` and `https://` inputs are downloaded: timeouts, retries, size cap.
     public var fetching: RemoteFetchOptions
+    /// The largest input read, in bytes (`--max-file-size`): a larger file is a failed page,
+    /// refused from its size before a byte is read; a download is also stopped there.
+    public var maxFileSize: Int
     /// Read only the inputs of this shard of the collection (`--shard K/N`); nil reads all.
     public var shard: Shard?
     /// When another run holds the output folder: wait for it to finish (`--wait`) rather than
@@ -51,7 +54,8 @@ public struct Annotator: Sendable {
 
     public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000,
-                fetching: RemoteFetchOptions = RemoteFetchOptions(), shard: Shard? = nil) {
+                fetching: RemoteFetchOptions = RemoteFetchOptions(), shard: Shard? = nil,
+                maxFileSize: Int = ImageFile.defaultMaxFileSize) {
         self.settings = settings
         self.jobs = max(1, jobs)
         self.pageTimeout = pageTimeout
@@ -59,6 +63,7 @@ public struct Annotator: Sendable {
         self.pixelsInFlight = pixelsInFlight
         self.fetching = fetching
         self.shard = shard
+        self.maxFileSize = maxFileSize
     }
 
     /// Annotates the images in `inputs` (files, or folders searched recursively) into `folder`,
@@ -168,7 +173,8 @@ public struct Annotator: Sendable {
             return try await group.reduce(into: [String: any Error]()) { $0.merge($1) { first, _ in first } }
         }
         let graphs = workers.map {
-            PageGraph(worker: $0.dropping(Set(unavailable.keys)), settings: settings, fetching: fetching, pageTimeout: pageTimeout)
+            PageGraph(worker: $0.dropping(Set(unavailable.keys)), settings: settings, fetching: fetching, pageTimeout: pageTimeout,
+                      maxFileSize: maxFileSize)
         }
         return (graphs, unavailable)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossGeometry
 import GlossImaging
 import GlossReports
 
@@ -26,6 +27,9 @@ struct PageGraph: Sendable {
     let settings: AnnotationSettings
     let fetching: RemoteFetchOptions
     let pageTimeout: Duration?
+    /// The largest input read, in bytes (`--max-file-size`): a larger file is refused from its
+    /// size, and a download stops there.
+    let maxFileSize: Int
 
     /// What a page became: its report, and the files written for it (none when nothing is written).
     struct Outcome: Sendable {
@@ -150,18 +154,22 @@ struct PageGraph: Sendable {
                 guard let url = URL(string: path) else {
                     throw FetchError(url: URL(fileURLWithPath: "/"), cause: .unsupportedURL, attempts: 0)
                 }
-                return try await RemoteFetcher(options: fetching).fetch(url)
+                var options = fetching
+                options.maximumBytes = min(options.maximumBytes, maxFileSize)
+                return try await RemoteFetcher(options: options).fetch(url)
             }
         }
         let image = try await step(.read, file: path, page: 0, clock: clock) {
-            try await worker.image.run { [pixelLimit = settings.pixelLimit, downloaded] _ in
-                if let downloaded { return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit) }
-                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit)
+            try await worker.image.run { [pixelLimit = settings.pixelLimit, maxFileSize, downloaded] _ in
+                if let downloaded {
+                    return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize)
+                }
+                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize)
             }
         }
         guard hashing else { return OpenedFile(image: image, hash: "") }
         let hash = try await step(.hash, file: path, page: 0, clock: clock) {
-            try await worker.image.run { _ in SHA256.hex(of: image.bytes) }
+            try await worker.image.run { _ in try SHA256.hex(of: image) }
         }
         return OpenedFile(image: image, hash: hash)
     }
@@ -174,18 +182,10 @@ struct PageGraph: Sendable {
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
         let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         do {
-            let decoded = try await step(.decode, file: path, page: index, clock: clock) {
-                try await worker.image.run { _ in try file.decodePage(index) }
-            }
-            let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
-            let copies = try await step(.copies, file: path, page: index, clock: clock) {
-                try await worker.image.run { [requests = worker.imageRequests] _ in
-                    PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
-                }
-            }
+            let (copies, size) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
             let findings = try await analyze(copies, file: path, page: index, clock: clock)
             let report = try await step(.convert, file: path, page: index, clock: clock) {
-                PageReport(source: path, pageIndex: index, size: decoded.size, findings: findings, timings: StageTimings())
+                PageReport(source: path, pageIndex: index, size: size, findings: findings, timings: StageTimings())
             }
             var timed = report
             timed.timings = clock.recorded
@@ -194,7 +194,11 @@ struct PageGraph: Sendable {
             guard let layout else { return Outcome(report: finished) }
             let outputs = try await step(.render, file: path, page: index, clock: clock) {
                 try await worker.image.run { [settings] _ in
-                    let pdf = combinedPDF ?? .single(PagePDF.PageSource(decoded: decoded, format: file.format, storedSize: file.storedSize))
+                    // The page is decoded again for its PDF, as a multi-page file's are when
+                    // they are combined: its pixels are not held through the analyzers for it.
+                    let pdf = try combinedPDF ?? .single(settings.formats.contains(.pdf)
+                        ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
+                        : nil)
                     return try PageFiles(layout: layout, settings: settings).write(finished, display: copies.display, id: id, pdf: pdf)
                 }
             }
@@ -205,6 +209,23 @@ struct PageGraph: Sendable {
             guard report.status == .failed, let layout else { return Outcome(report: report) }
             return await writeFailure(report, id: id, in: layout, pdf: combinedPDF ?? .single(nil))
         }
+    }
+
+    /// Decode, prepare and copies: the page's copies and its size in the file's pixels. The
+    /// decoded page ends here, before the analyzers run, so its memory is not held beside theirs.
+    private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
+        async throws -> (PageCopies, PixelSize) {
+        let path = file.path
+        let decoded = try await step(.decode, file: path, page: index, clock: clock) {
+            try await worker.image.run { _ in try file.decodePage(index) }
+        }
+        let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
+        let copies = try await step(.copies, file: path, page: index, clock: clock) {
+            try await worker.image.run { [requests = worker.imageRequests] _ in
+                PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
+            }
+        }
+        return (copies, decoded.size)
     }
 
     /// The preparation of a page for its analyzers: the identity until the preprocessing

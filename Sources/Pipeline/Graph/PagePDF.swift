@@ -5,9 +5,9 @@ import GlossImaging
 import GlossReports
 
 /// Where a page's PDF comes from. An input file gets one PDF of all its pages: a single-page
-/// file's is written with the page's other files, from the page as it was decoded; a multi-page
-/// file's once all its pages are done (`PageGraph.writeCombined`), decoding each page again then,
-/// so that a 500-page TIFF is never held in memory whole.
+/// file's is written with the page's other files, a multi-page file's once all its pages are
+/// done (`PageGraph.writeCombined`). Either way the page is decoded again for it, so that no
+/// page's pixels are held through its analysis and a 500-page TIFF is never in memory whole.
 enum PagePDF: Sendable {
     /// The page of a single-page file; nil for one that could not be decoded (a blank page).
     case single(PageSource?)

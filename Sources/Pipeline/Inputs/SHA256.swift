@@ -1,4 +1,5 @@
 import GlossGeometry
+import GlossImaging
 
 /// SHA-256 (FIPS 180-4), to recognise an input whose content a finished run has already read.
 ///
@@ -16,35 +17,81 @@ struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    /// Bytes of an unfinished block, waiting for the next update.
+    private var pending: [UInt8] = []
+    private var length: UInt64 = 0
+    private var schedule = [UInt32](repeating: 0, count: 64)
+
+    init() {}
+
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
     static func hex(of bytes: [UInt8]) -> String {
-        var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var message = bytes
-        let bitLength = UInt64(bytes.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
+    }
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        message.withUnsafeBufferPointer { data in
-            schedule.withUnsafeMutableBufferPointer { w in
-                for block in stride(from: 0, to: data.count, by: 64) {
+    /// The digest of an image file's bytes, read a chunk at a time (memory stays flat however
+    /// large the file); throws `CancellationError` between chunks once the calling task is
+    /// cancelled, so a page's timeout stops it.
+    static func hex(of file: ImageFile) throws -> String {
+        var hasher = SHA256()
+        try file.forEachChunk { chunk in
+            try Task.checkCancellation()
+            hasher.update(chunk)
+        }
+        return hasher.finish()
+    }
+
+    /// Adds `bytes` to the message: a file can be hashed a chunk at a time, never held whole.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        length += UInt64(bytes.count)
+        var rest = bytes[...]
+        if !pending.isEmpty {
+            let taken = rest.prefix(64 - pending.count)
+            pending += taken
+            rest = rest.dropFirst(taken.count)
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBytes { compress(blocksIn: $0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        let whole = rest.count / 64 * 64
+        compress(blocksIn: UnsafeRawBufferPointer(rebasing: rest.prefix(whole)))
+        pending += rest.dropFirst(whole)
+    }
+
+    /// The digest of everything added, as 64 lowercase hexadecimal digits.
+    mutating func finish() -> String {
+        let bitLength = length * 8
+        var tail = pending + [0x80]
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        tail.withUnsafeBytes { compress(blocksIn: $0) }
+        return state.map { HexText.format($0, digits: 8) }.joined()
+    }
+
+    /// Runs the compression function over each whole 64-byte block of `data`.
+    private mutating func compress(blocksIn data: UnsafeRawBufferPointer) {
+        schedule.withUnsafeMutableBufferPointer { w in
+            state.withUnsafeMutableBufferPointer { state in
+                for block in stride(from: 0, to: data.count - 63, by: 64) {
                     for i in 0..<16 {
                         let at = block + 4 * i
                         w[i] = UInt32(data[at]) << 24 | UInt32(data[at + 1]) << 16 | UInt32(data[at + 2]) << 8 | UInt32(data[at + 3])
                     }
                     for i in 16..<64 {
-                        let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                        let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                        let s0 = Self.rotate(w[i - 15], 7) ^ Self.rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                        let s1 = Self.rotate(w[i - 2], 17) ^ Self.rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
                         w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
                     }
                     var a = state[0], b = state[1], c = state[2], d = state[3]
                     var e = state[4], f = state[5], g = state[6], h = state[7]
                     for i in 0..<64 {
-                        let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                        let s1 = Self.rotate(e, 6) ^ Self.rotate(e, 11) ^ Self.rotate(e, 25)
                         let choice = (e & f) ^ (~e & g)
-                        let t1 = h &+ s1 &+ choice &+ roundConstants[i] &+ w[i]
-                        let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                        let t1 = h &+ s1 &+ choice &+ Self.roundConstants[i] &+ w[i]
+                        let s0 = Self.rotate(a, 2) ^ Self.rotate(a, 13) ^ Self.rotate(a, 22)
                         let majority = (a & b) ^ (a & c) ^ (b & c)
                         let t2 = s0 &+ majority
                         h = g; g = f; f = e; e = d &+ t1
@@ -55,7 +102,6 @@ struct SHA256 {
                 }
             }
         }
-        return state.map { HexText.format($0, digits: 8) }.joined()
     }
 
     @inline(__always)
