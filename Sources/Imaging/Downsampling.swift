@@ -14,14 +14,17 @@ extension Raster {
         return resampled(width: targetWidth, height: targetHeight)
     }
 
-    /// The picture averaged down to exactly `width` x `height` (each no larger than now).
-    public func resampled(width targetWidth: Int, height targetHeight: Int) -> Raster {
+    /// The picture averaged down to exactly `width` x `height` (each no larger than now); in grey
+    /// when `grey` is set, the same pixels as `resampled(...).grayscale()` without the colour
+    /// copy in between (a page's grey copy for OCR is then the only one made).
+    public func resampled(width targetWidth: Int, height targetHeight: Int, grey: Bool = false) -> Raster {
         precondition(targetWidth > 0 && targetHeight > 0 && targetWidth <= width && targetHeight <= height)
-        if targetWidth == width && targetHeight == height { return self }
+        if targetWidth == width && targetHeight == height { return grey ? grayscale() : self }
         let columns = AreaWeights(from: width, to: targetWidth)
         let rows = AreaWeights(from: height, to: targetHeight)
         let c = channels
         let rowLength = targetWidth * c
+        let toGrey = grey && c == 3
 
         // Each output row is the weighted sum of the input rows it covers, each first averaged
         // across into a float row. Input rows are averaged across as the output rows reach them,
@@ -29,7 +32,7 @@ extension Raster {
         // its first input row with the one before), so no image-sized float buffer is made.
         let ring = rows.maximumCount + 1
         var across = [Float](repeating: 0, count: rowLength * ring)
-        var result = [UInt8](repeating: 0, count: rowLength * targetHeight)
+        var result = [UInt8](repeating: 0, count: (toGrey ? targetWidth : rowLength) * targetHeight)
         var accumulator = [Float](repeating: 0, count: rowLength)
         var averaged = -1
         pixels.withUnsafeBufferPointer { source in
@@ -77,8 +80,18 @@ extension Raster {
                                         for i in 0..<rowLength { sums[i] += row[i] * factor }
                                         w += 1
                                     }
-                                    let output = target.baseAddress! + oy * rowLength
-                                    for i in 0..<rowLength { output[i] = UInt8(Swift.min(255, Swift.max(0, sums[i] + 0.5))) }
+                                    let byte = { (i: Int) in UInt32(Swift.min(255, Swift.max(0, sums[i] + 0.5))) }
+                                    if toGrey {
+                                        let output = target.baseAddress! + oy * targetWidth
+                                        for x in 0..<targetWidth {
+                                            // The luma `grayscale()` gives, of the rounded colour.
+                                            let luma = 299 * byte(3 * x) + 587 * byte(3 * x + 1) + 114 * byte(3 * x + 2)
+                                            output[x] = UInt8((luma + 500) / 1000)
+                                        }
+                                    } else {
+                                        let output = target.baseAddress! + oy * rowLength
+                                        for i in 0..<rowLength { output[i] = UInt8(byte(i)) }
+                                    }
                                 }
                             }
                         }
@@ -86,7 +99,7 @@ extension Raster {
                 }
             }
         }
-        return Raster(width: targetWidth, height: targetHeight, layout: layout, pixels: result)
+        return Raster(width: targetWidth, height: targetHeight, layout: toGrey ? .gray : layout, pixels: result)
     }
 }
 

@@ -46,24 +46,29 @@ public final class TextRecognizer {
     /// Recognises the text of `image`. `resolution` is the page's pixels per inch as its file
     /// states it; raising `cancellation` stops the engine at its next check (after layout
     /// analysis, then about once per line) and this throws `CancellationError`.
+    ///
+    /// The image is consumed: Tesseract works on a copy of its own, and a caller that passes
+    /// the last reference has the page in memory once, not twice, while it is recognised.
     public func recognize(
-        _ image: Raster, resolution: Int?, cancellation: CancellationFlag? = nil
+        _ image: consuming Raster, resolution: Int?, cancellation: CancellationFlag? = nil
     ) throws -> RecognizedText {
-        let grey = image.grayscale()
+        let grey = (consume image).grayscale()
+        let size = grey.size
         // Nothing legible fits in a strip a few pixels wide, and Tesseract's layout analysis
         // fails on one (a 1x100000 image) rather than finding nothing.
-        guard grey.width >= Self.smallestLegibleSide, grey.height >= Self.smallestLegibleSide else { return RecognizedText() }
+        guard size.width >= Self.smallestLegibleSide, size.height >= Self.smallestLegibleSide else { return RecognizedText() }
         OpenMP.runSingleThreadedOnThisThread()
-        let monitor = Monitor(cancellation: cancellation)
-        let status = grey.pixels.withUnsafeBufferPointer { pixels -> Int32 in
-            TessBaseAPISetImage(engine, pixels.baseAddress, Int32(grey.width), Int32(grey.height), 1, Int32(grey.width))
-            TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
-            return TessBaseAPIRecognize(engine, monitor.handle)
+        grey.pixels.withUnsafeBufferPointer { pixels in
+            TessBaseAPISetImage(engine, pixels.baseAddress, Int32(size.width), Int32(size.height), 1, Int32(size.width))
         }
+        _ = consume grey
+        TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
+        let monitor = Monitor(cancellation: cancellation)
+        let status = TessBaseAPIRecognize(engine, monitor.handle)
         defer { TessBaseAPIClear(engine) }
         if cancellation?.isRaised == true { throw CancellationError() }
         try check(status == 0, "recognition failed")
-        return readResults(imageSize: grey.size)
+        return readResults(imageSize: size)
     }
 
     /// Walks Tesseract's result iterator word by word, opening a block, paragraph or line

@@ -48,6 +48,19 @@ struct RasterTests {
         #expect(raster.downsampled(toFit: 1000) == raster)
     }
 
+    @Test(arguments: [(97, 61), (40, 40), (13, 7)])
+    func resamplingStraightToGreyGivesTheGreyOfTheColourResult(width: Int, height: Int) {
+        var state: UInt32 = 12345
+        let pixels = (0..<(120 * 80 * 3)).map { _ -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        let colour = Raster(width: 120, height: 80, layout: .rgb, pixels: pixels)
+        let direct = colour.resampled(width: width, height: height, grey: true)
+        #expect(direct.layout == .gray && direct.width == width && direct.height == height)
+        #expect(direct == colour.resampled(width: width, height: height).grayscale())
+    }
+
     @Test func greyscaleWeighsGreenMost() {
         let rgb = Raster(width: 3, height: 1, layout: .rgb, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255])
         #expect(rgb.grayscale().pixels == [76, 150, 29])

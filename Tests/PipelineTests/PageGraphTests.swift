@@ -117,7 +117,9 @@ struct FileStageTests {
             let cancelledAt = ContinuousClock.now
             batch.cancel()
             let manifest = try await batch.value
-            #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+            // Well before the 60 s the download had left: it was stopped, not waited out (the
+            // margin is for a loaded machine, where this took up to 6 s).
+            #expect(ContinuousClock.now - cancelledAt < .seconds(20))
             let page = try #require(manifest.pages.first)
             #expect(page.status == .cancelled, "\(page)")
             #expect(page.error?.contains("cancelled (fetch)") == true, "\(page.error ?? "")")

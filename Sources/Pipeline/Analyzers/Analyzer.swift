@@ -1,5 +1,6 @@
 import GlossContract
 import GlossImaging
+import Synchronization
 
 /// The seam where analyzers plug into the page graph: one type per analyzer, nothing else to edit.
 ///
@@ -53,13 +54,38 @@ public struct ImageRequest: Hashable, Sendable {
 }
 
 /// What an analyzer is handed: its copy of the page and that copy's resolution.
+///
+/// Each analyzer gets an image of its own, which it may empty with `takeRaster()`: an engine
+/// that copies the pixels into its own memory (Tesseract does) then holds the only copy while
+/// it works, and a 100-megapixel page is not in memory twice.
 public struct AnalyzerImage: Sendable {
-    public var raster: Raster
+    private let holder: Holder
     /// Pixels per inch of this copy, when the file stated a resolution.
     public var resolution: Int?
 
     public init(raster: Raster, resolution: Int?) {
-        self.raster = raster
+        holder = Holder(raster)
         self.resolution = resolution
+    }
+
+    /// The copy; an empty raster once taken.
+    public var raster: Raster {
+        holder.raster.withLock { $0 ?? Raster(width: 0, height: 0, layout: .gray, pixels: []) }
+    }
+
+    /// The copy, which this image then no longer holds.
+    public func takeRaster() -> Raster {
+        holder.raster.withLock { held in
+            defer { held = nil }
+            return held ?? Raster(width: 0, height: 0, layout: .gray, pixels: [])
+        }
+    }
+
+    /// An image of its own over the same pixels (shared until either is changed).
+    func separate() -> AnalyzerImage { AnalyzerImage(raster: raster, resolution: resolution) }
+
+    private final class Holder: Sendable {
+        let raster: Mutex<Raster?>
+        init(_ raster: Raster) { self.raster = Mutex(raster) }
     }
 }

@@ -16,8 +16,10 @@ struct PageCopies: Sendable {
         var raster = page.raster, resolution = page.resolution
         if let maximum = request.maximumResolution, let stated = resolution, stated > maximum * 4 / 3 {
             let scale = Double(maximum) / Double(stated)
+            // Straight to grey when grey is asked for: no colour copy of the page in between.
             raster = raster.resampled(width: max(1, Int((Double(raster.width) * scale).rounded())),
-                                      height: max(1, Int((Double(raster.height) * scale).rounded())))
+                                      height: max(1, Int((Double(raster.height) * scale).rounded())),
+                                      grey: request.layout == .gray)
             resolution = maximum
         }
         if let longestSide = request.longestSide, max(raster.width, raster.height) > longestSide {

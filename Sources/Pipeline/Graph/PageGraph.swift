@@ -183,7 +183,12 @@ struct PageGraph: Sendable {
         let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         do {
             let (copies, size) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
-            let findings = try await analyze(copies, file: path, page: index, clock: clock)
+            // Each analyzer gets its own image, and the page keeps none of them: an engine that
+            // copies the pixels can let go of its image while it works.
+            let display = copies.display
+            let images = worker.analyzers.map { copies.images[$0.image]!.separate() }
+            _ = consume copies
+            let findings = try await analyze(images, file: path, page: index, clock: clock)
             let report = try await step(.convert, file: path, page: index, clock: clock) {
                 PageReport(source: path, pageIndex: index, size: size, findings: findings, timings: StageTimings())
             }
@@ -199,7 +204,7 @@ struct PageGraph: Sendable {
                     let pdf = try combinedPDF ?? .single(settings.formats.contains(.pdf)
                         ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
                         : nil)
-                    return try PageFiles(layout: layout, settings: settings).write(finished, display: copies.display, id: id, pdf: pdf)
+                    return try PageFiles(layout: layout, settings: settings).write(finished, display: display, id: id, pdf: pdf)
                 }
             }
             return Outcome(report: finished, outputs: outputs)
@@ -234,10 +239,9 @@ struct PageGraph: Sendable {
 
     /// Every analyzer at once, each on its lane with its own copy; their findings merged in
     /// the order of the analyzer list, so the result does not depend on which ends first.
-    private func analyze(_ copies: PageCopies, file: String, page: Int, clock: StageClock) async throws -> PageFindings {
+    private func analyze(_ images: [AnalyzerImage], file: String, page: Int, clock: StageClock) async throws -> PageFindings {
         try await withThrowingTaskGroup(of: (Int, PageFindings).self) { group in
-            for (position, analyzer) in worker.analyzers.enumerated() {
-                let image = copies.images[analyzer.image]!
+            for (position, (analyzer, image)) in zip(worker.analyzers, images).enumerated() {
                 group.addTask {
                     (position, try await step(Stage(analyzer.name), file: file, page: page, clock: clock) {
                         try await analyzer.analyze(image)
