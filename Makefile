@@ -8,12 +8,12 @@ STRICT = -Xswiftc -warnings-as-errors
 # What Gloss links and reads at run time (zlib comes with libpng-dev); then what the tests use
 # (the Tesseract CLI for TSV comparisons, Chromium and Selenium for the browser tests, xmllint,
 # poppler-utils to read the PDFs back), the fixture script (Pillow, DejaVu) and the benchmarks
-# (GNU time, OpenCV's Python bindings as the reference detector); python3-venv for the virtual
+# (GNU time, OpenCV's Python bindings as the reference detector); qpdf encrypts a PDF fixture; python3-venv for the virtual
 # environment holding iiif-prezi3, which checks the IIIF output.
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv python3-venv
+	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
@@ -79,6 +79,7 @@ fuzz:
 
 fixtures:
 	/usr/bin/python3 fixtures/make-fixtures.py
+	/usr/bin/python3 fixtures/make-pdf-fixtures.py
 
 install: build
 	install -D -m 755 "$(BIN)/gloss" "$(DESTDIR)$(PREFIX)/bin/gloss"
