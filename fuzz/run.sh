@@ -45,6 +45,12 @@ for c in $(for m in "${MODULES[@]}"; do cat "$SRC/Sources/${m%%:*}"/*.swift; don
     [ -f "$SRC/Sources/$c/module.modulemap" ] || continue
     FLAGS+=(-I "$SRC/Sources/$c")
     LIBS+=($(sed -n 's/^ *link "\(.*\)"/-l\1/p' "$SRC/Sources/$c/module.modulemap"))
+    # A module whose headers include others' (CPoppler: glib, cairo) names its pkg-config
+    # package in Package.swift; its include paths are handed to clang.
+    pc=$(sed -n "s/.*name: \"$c\", path: \"[^\"]*\", pkgConfig: \"\([^\"]*\)\".*/\1/p" "$SRC/Package.swift")
+    if [ -n "$pc" ]; then
+        for flag in $(pkg-config --cflags "$pc"); do FLAGS+=(-Xcc "$flag"); done
+    fi
 done
 
 # build_module NAME SOURCE_DIR: one object and one .swiftmodule per module, whole-module.
