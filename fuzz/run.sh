@@ -100,6 +100,7 @@ fi
 
 # Leaks are findings too, but one report per process is enough to read.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/fuzz/lsan.supp}
 # Swift's own crash backtracer reads memory through a helper that ASan reports (and it can hang
 # under ASan); libFuzzer's handler prints the stack, "Swift runtime failure: ..." frame included.
 export SWIFT_BACKTRACE=enable=no
