@@ -5,15 +5,17 @@ SWIFT ?= swift
 # Warnings are defects: the build fails on any.
 STRICT = -Xswiftc -warnings-as-errors
 
-# What Gloss links and reads at run time (zlib comes with libpng-dev); then what the tests use
-# (the Tesseract CLI for TSV comparisons, Chromium and Selenium for the browser tests, xmllint,
-# poppler-utils to read the PDFs back), the fixture script (Pillow, DejaVu) and the benchmarks
-# (GNU time, OpenCV's Python bindings as the reference detector); python3-venv for the virtual
-# environment holding iiif-prezi3, which checks the IIIF output.
+# What Gloss links and reads at run time (zlib comes with libpng-dev; Poppler's glib API and
+# Cairo draw PDF pages); then what the tests use (the Tesseract CLI for TSV comparisons, Chromium
+# and Selenium for the browser tests, xmllint, poppler-utils to read the PDFs back), the fixture
+# scripts (Pillow, DejaVu; qpdf encrypts a PDF fixture) and the benchmarks (GNU time, OpenCV's
+# Python bindings as the reference detector; ocrmypdf, for bench/pdf.sh only, as the reference
+# for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
+# checks the IIIF output.
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil time python3-opencv python3-venv
+	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
@@ -58,6 +60,7 @@ bench: build
 	bench/ocr.sh
 	bench/pipeline.sh
 	bench/memory.sh
+	bench/pdf.sh
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md).
@@ -79,6 +82,7 @@ fuzz:
 
 fixtures:
 	/usr/bin/python3 fixtures/make-fixtures.py
+	/usr/bin/python3 fixtures/make-pdf-fixtures.py
 
 install: build
 	install -D -m 755 "$(BIN)/gloss" "$(DESTDIR)$(PREFIX)/bin/gloss"

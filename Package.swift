@@ -49,6 +49,10 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         .systemLibrary(
+            name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
@@ -64,7 +68,7 @@ let package = Package(
             path: "Sources/Contract", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG", "CWebP"],
+            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG", "CWebP", "CPoppler"],
             path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(

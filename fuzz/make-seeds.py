@@ -93,7 +93,9 @@ def main():
     # Image decoding: fixtures, then one tiny file per format and layout.
     for fixture in ["fixtures/text/upright.jpg", "fixtures/text/rotated.jpg", "fixtures/text/two-pages.tif",
                     "fixtures/formats/page.gif", "fixtures/formats/page.webp",
-                    "fixtures/bad/empty.png", "fixtures/bad/not-an-image.png", "fixtures/bad/truncated.png"]:
+                    "fixtures/bad/empty.png", "fixtures/bad/not-an-image.png", "fixtures/bad/truncated.png",
+                    "fixtures/pdf/text-layer.pdf", "fixtures/bad/zero-pages.pdf", "fixtures/bad/garbage.pdf",
+                    "fixtures/bad/huge-page.pdf", "fixtures/bad/million-pages.pdf"]:
         copy("image", fixture)
     grey, rgb = tiny("L"), tiny("RGB")
     write("image", "tiny-grey.png", encode(grey, "PNG", dpi=(300, 300)))

@@ -45,6 +45,12 @@ for c in $(for m in "${MODULES[@]}"; do cat "$SRC/Sources/${m%%:*}"/*.swift; don
     [ -f "$SRC/Sources/$c/module.modulemap" ] || continue
     FLAGS+=(-I "$SRC/Sources/$c")
     LIBS+=($(sed -n 's/^ *link "\(.*\)"/-l\1/p' "$SRC/Sources/$c/module.modulemap"))
+    # A module whose headers include others' (CPoppler: glib, cairo) names its pkg-config
+    # package in Package.swift; its include paths are handed to clang.
+    pc=$(sed -n "s/.*name: \"$c\", path: \"[^\"]*\", pkgConfig: \"\([^\"]*\)\".*/\1/p" "$SRC/Package.swift")
+    if [ -n "$pc" ]; then
+        for flag in $(pkg-config --cflags "$pc"); do FLAGS+=(-Xcc "$flag"); done
+    fi
 done
 
 # build_module NAME SOURCE_DIR: one object and one .swiftmodule per module, whole-module.
@@ -94,6 +100,7 @@ fi
 
 # Leaks are findings too, but one report per process is enough to read.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/fuzz/lsan.supp}
 # Swift's own crash backtracer reads memory through a helper that ASan reports (and it can hang
 # under ASan); libFuzzer's handler prints the stack, "Swift runtime failure: ..." frame included.
 export SWIFT_BACKTRACE=enable=no

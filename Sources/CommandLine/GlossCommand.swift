@@ -70,6 +70,8 @@ public enum GlossCommand {
         .option("psm", value: "MODE", "Tesseract page segmentation mode, 0-13 (default: 3, automatic)"),
         .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
         maxFileSizeOption,
+        .option("pdf-resolution", value: "PPI", "render PDF pages at PPI, except full-page scans, kept at their own (default: 300)"),
+        .flag("skip-text", "keep the text of PDF pages that already have a text layer, and do not OCR them"),
         .flag("help", short: "h", "show this help"),
     ]
 
@@ -110,6 +112,8 @@ public enum GlossCommand {
         }
         settings.recognition.pageSegmentationMode = try arguments.integer("psm", in: 0...13) ?? 3
         settings.pixelLimit = try arguments.integer("max-pixels", in: 1...Int(Int32.max)) ?? settings.pixelLimit
+        settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
+        settings.skipText = arguments.has("skip-text")
         return settings
     }
 

@@ -115,6 +115,10 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// When each stage started and ended, in milliseconds from the page's start: shows which
     /// stages overlapped (text and faces run at once). Empty for pages from older reports.
     public var timeline: [StageSpan] = []
+    /// The text the page already held before Gloss read it (a PDF's text layer), as its PDF
+    /// reader extracts it; nil for images and for PDF pages without text. With `--skip-text`
+    /// it is also the page's `words` and `lines`.
+    public var existingText: String?
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
@@ -193,7 +197,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
-        case timeline, regions
+        case timeline, regions, existingText
     }
 
     public init(from decoder: any Decoder) throws {
@@ -213,6 +217,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         timings = try container.decode(StageTimings.self, forKey: .timings)
         timeline = try container.decodeIfPresent([StageSpan].self, forKey: .timeline) ?? []
         regions = try container.decodeIfPresent([RegionReport].self, forKey: .regions) ?? []
+        existingText = try container.decodeIfPresent(String.self, forKey: .existingText)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -233,6 +238,8 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encode(regions, forKey: .regions)
         try container.encode(timings, forKey: .timings)
         try container.encode(timeline, forKey: .timeline)
+        // Only for pages that hold text of their own: other pages' JSON is as before.
+        try container.encodeIfPresent(existingText, forKey: .existingText)
     }
 }
 

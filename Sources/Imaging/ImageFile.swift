@@ -1,9 +1,10 @@
 import CLeptonica
 import GlossGeometry
 
-/// The encoded formats Gloss reads, as Leptonica recognises them from the bytes.
+/// The encoded formats Gloss reads, as Leptonica recognises them from the bytes (and PDF, from
+/// its `%PDF-` signature).
 public enum ImageFormat: String, Sendable {
-    case png, jpeg, tiff, pnm, webp, gif, bmp, jp2
+    case png, jpeg, tiff, pnm, webp, gif, bmp, jp2, pdf
 
     /// As people write it in messages.
     public var name: String { self == .webp ? "WebP" : rawValue.uppercased() }
@@ -55,6 +56,8 @@ public struct ImageFile: Sendable {
     let pixelLimit: Int
     /// A TIFF's pages are read by libtiff from a stream opened with the file.
     private let tiff: TIFFFile?
+    /// A PDF's pages are rendered by Poppler from the document opened with the file.
+    private let pdf: PDFDocument?
     /// A JPEG's marker segments before its image data (Exif, JFIF, Adobe), copied: small, and
     /// read more than once.
     private let jpegHeader: [UInt8]
@@ -74,28 +77,52 @@ public struct ImageFile: Sendable {
     /// read whole; a 20000x20000 map is read as 10000x10000).
     public static let wholeDecodeLimit = 100_000_000
 
+    /// The resolution a PDF page is rendered at unless it is one full-page scan (`--pdf-resolution`).
+    public static let defaultPDFResolution = 300
+
     /// The size in bytes of the encoded file.
     public var byteCount: Int { bytes.count }
 
     /// Maps the file at `path` and reads its header. A file of more than `maxFileSize` bytes is
     /// refused from its size alone, before a byte is read.
+    /// `pdfResolution` is the resolution of a PDF's pages that are not a full-page scan.
     public init(contentsOf path: String, pixelLimit: Int = ImageFile.defaultPixelLimit,
-                maxFileSize: Int = ImageFile.defaultMaxFileSize) throws {
-        try self.init(.mapped(MappedFile(path: path, maximumSize: maxFileSize)), path: path, pixelLimit: pixelLimit)
+                maxFileSize: Int = ImageFile.defaultMaxFileSize, pdfResolution: Int = ImageFile.defaultPDFResolution) throws {
+        try self.init(.mapped(MappedFile(path: path, maximumSize: maxFileSize)), path: path, pixelLimit: pixelLimit,
+                      pdfResolution: pdfResolution)
     }
 
     /// Wraps bytes already in memory (a download); `path` names them in errors.
     public init(bytes: [UInt8], path: String, pixelLimit: Int = ImageFile.defaultPixelLimit,
-                maxFileSize: Int = ImageFile.defaultMaxFileSize) throws {
+                maxFileSize: Int = ImageFile.defaultMaxFileSize, pdfResolution: Int = ImageFile.defaultPDFResolution) throws {
         guard !bytes.isEmpty else { throw ImagingError(path: path, reason: .empty) }
         guard bytes.count <= maxFileSize else {
             throw ImagingError(path: path, reason: .fileTooLarge(size: bytes.count, limit: maxFileSize))
         }
-        try self.init(.memory(bytes), path: path, pixelLimit: pixelLimit)
+        try self.init(.memory(bytes), path: path, pixelLimit: pixelLimit, pdfResolution: pdfResolution)
     }
 
-    private init(_ bytes: EncodedBytes, path: String, pixelLimit: Int) throws {
+    private init(_ bytes: EncodedBytes, path: String, pixelLimit: Int, pdfResolution: Int) throws {
         _ = LeptonicaImage.silenced
+        // A PDF may start its header anywhere in its first kilobyte; Leptonica does not read it.
+        if bytes.withUnsafeBytes({ Self.holdsPDFSignature($0) }) {
+            let document = try PDFDocument(bytes, path: path, resolution: pdfResolution)
+            let size = try document.plan(page: 0).size
+            guard size.pixelCount <= pixelLimit else {
+                throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
+            }
+            self.path = path
+            format = .pdf
+            storedSize = size
+            self.bytes = bytes
+            self.pixelLimit = pixelLimit
+            pageCount = document.pageCount
+            pdf = document
+            tiff = nil
+            jpegHeader = []
+            return
+        }
+        pdf = nil
         // The format from the signature alone (Leptonica reads at most the first 12 bytes, so a
         // shorter file is padded); then the size from the header, by the format's own reader.
         var signature = [UInt8](repeating: 0, count: 16)
@@ -143,6 +170,34 @@ public struct ImageFile: Sendable {
         self.bytes = bytes
         self.pixelLimit = pixelLimit
         self.pageCount = tiff?.pageCount ?? 1
+    }
+
+    /// Whether `%PDF-` starts a line within the first kilobyte, where PDF readers look for it.
+    private static func holdsPDFSignature(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let signature = Array("%PDF-".utf8)
+        let window = bytes.prefix(1024)
+        guard window.count >= signature.count else { return false }
+        return (0...(window.count - signature.count)).contains { start in
+            (start == 0 || window[start - 1] == 0x0A || window[start - 1] == 0x0D)
+                && signature.indices.allSatisfy { window[start + $0] == signature[$0] }
+        }
+    }
+
+    /// The pixels page `index` holds (for a PDF, that it will be rendered at): the pixel budget
+    /// a page is read under. Other pages of a TIFF are taken to be the size of the first.
+    public func pixelCount(ofPage index: Int) -> Int {
+        guard let pdf, let plan = try? pdf.plan(page: index) else { return storedSize.pixelCount }
+        return plan.size.pixelCount
+    }
+
+    /// The text page `index` of a PDF already holds, with its words' boxes; nil for a page
+    /// without text, and for other formats.
+    public func textLayer(ofPage index: Int) throws -> PDFTextLayer? {
+        guard let pdf else { return nil }
+        guard (0..<pageCount).contains(index) else {
+            throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
+        }
+        return try pdf.textLayer(page: index)
     }
 
     /// The size from Leptonica's header reader, and the most bytes a pixel takes stored
@@ -211,6 +266,12 @@ public struct ImageFile: Sendable {
             return (raster, JPEGDecoder.resolution(jpegHeader).map { Int((Double($0) * scale).rounded()) }, storedSize)
         case .webp:
             return (try WebPDecoder.decode(bytes, path: path, wholeLimit: wholeLimit), nil, storedSize)
+        case .pdf:
+            // Rendered at the planned size, the pixel limit checked first; `wholeLimit` does not
+            // apply: the plan caps the resolution and the pixel limit bounds the page.
+            guard let pdf else { break }
+            let (raster, plan) = try pdf.render(page: index, pixelLimit: pixelLimit)
+            return (raster, plan.resolution, plan.size)
         default:
             break
         }

@@ -19,6 +19,12 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         /// The header was read but the pixels could not be decoded (truncated or corrupt data).
         case corrupt(String)
         case noSuchPage(Int, pageCount: Int)
+        /// The PDF is password-protected; Gloss opens none.
+        case encrypted
+        /// The document holds no page (a PDF whose page tree is empty or unreadable).
+        case noPages
+        /// The document claims more pages than Gloss reads from one file.
+        case tooManyPages(Int, limit: Int)
         /// The decoded pixels could not be encoded for display.
         case encodingFailed(String)
     }
@@ -41,7 +47,7 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case .fileTooLarge(let size, let limit): "file is \(size) bytes, above the limit of \(limit) (see --max-file-size)"
         case .unjustifiedSize(let size, let w, let h, let justified):
             "image data is corrupt: the file is \(size) bytes, more than a \(w)x\(h) image can justify (at most \(justified))"
-        case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP)"
+        case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP, PDF)"
         case .tooLarge(let w, let h, let limit):
             "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
         case .tooLargeForDecoder(let w, let h, let limit, let why):
@@ -49,6 +55,9 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case .corrupt(let detail): "image data is corrupt or truncated (\(detail))"
         case .noSuchPage(let index, let count): "page \(index + 1) asked for, but the file has \(count)"
         case .encodingFailed(let why): "cannot encode image: \(why)"
+        case .encrypted: "encrypted: Gloss cannot read password-protected PDFs"
+        case .noPages: "the document has no pages (its page tree is empty or unreadable)"
+        case .tooManyPages(let count, let limit): "the document claims \(count) pages, more than the \(limit) Gloss reads from one file"
         }
     }
 }

@@ -35,6 +35,12 @@ struct HostileBatchTests {
         "fifo.png": "not a regular file",
         "not-utf8-\\xFF.png": "its name is not valid UTF-8",
         "dangling.png": "No such file or directory",
+        "encrypted.pdf": "encrypted: Gloss cannot read password-protected PDFs",
+        "truncated.pdf": "PDF document is damaged",
+        "garbage.pdf": "PDF document is damaged",
+        "zero-pages.pdf": "the document has no pages",
+        "million-pages.pdf": "the document has no pages",
+        "huge-page.pdf": "image is 60000x60000 = 3600000000 pixels, above the limit of 150000000",
     ]
 
     @Test func everyBrokenInputFailsAloneWithOneLineAndTheRestIsRead() throws {

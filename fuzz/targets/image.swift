@@ -1,5 +1,5 @@
 // libFuzzer target: image decoding, as the pipeline does it: open the header, then decode
-// every page. Bad input must end in a thrown ImagingError; a trap, ASan report, hang or OOM is
+// every page (and read a PDF page's text layer). Bad input must end in a thrown ImagingError; a trap, ASan report, hang or OOM is
 // a finding. The pixel limit is modest so that legitimately large headers are refused.
 import GlossImaging
 
@@ -19,6 +19,7 @@ public func fuzzImage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         do {
             let page = try file.decodePage(index)
             _ = page.raster.width &+ page.raster.height
+            _ = try file.textLayer(ofPage: index)?.lines.count
         } catch let error as ImagingError {
             _ = error.description
         } catch {

@@ -22,6 +22,9 @@ public protocol Analyzer: Sendable {
     /// Whether a batch goes on without the analyzer when its engine cannot be built (a face
     /// model that does not load), rather than stopping before its first page.
     var isOptional: Bool { get }
+    /// Whether the analyzer finds the page's text: `--skip-text` leaves it out on a PDF page
+    /// that already holds text.
+    var readsText: Bool { get }
 
     /// Builds the engine on the analyzer's lane, once per worker; throws when it cannot be
     /// built (a missing model), which stops the batch before any page is read.
@@ -34,6 +37,7 @@ public protocol Analyzer: Sendable {
 
 extension Analyzer {
     public var isOptional: Bool { false }
+    public var readsText: Bool { false }
 }
 
 /// The copy of a page an analyzer asks for. Equal requests share one copy.

@@ -7,6 +7,7 @@ struct TextAnalyzer: Analyzer {
     let options: RecognitionOptions
 
     var name: String { "ocr" }
+    var readsText: Bool { true }
     /// Scans above 300 ppi are reduced to it: Tesseract gains nothing from more, and a 600 ppi
     /// page takes four times as long. Grey, which is what Tesseract reads: a colour page's
     /// copy is a third of its size.

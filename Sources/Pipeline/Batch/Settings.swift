@@ -26,6 +26,11 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     /// A batch-level output, written from the page JSON at the end of a run, so it is not an
     /// `OutputFormat` (those are files per page) and the base URL is not in the fingerprint.
     public var iiif: IIIFOutput?
+    /// The resolution of PDF pages that are not one full-page scan (`--pdf-resolution`); a
+    /// scan is rendered at its own.
+    public var pdfResolution: Int = ImageFile.defaultPDFResolution
+    /// Keep the text a PDF page already holds instead of reading it again (`--skip-text`).
+    public var skipText: Bool = false
 
     public init(
         recognition: RecognitionOptions = RecognitionOptions(),
@@ -53,7 +58,7 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
 extension AnnotationSettings {
     private enum CodingKeys: String, CodingKey {
         case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDetector, faceDimension
-        case faceModelPath, iiif
+        case faceModelPath, iiif, pdfResolution, skipText
     }
 
     /// Settings recorded before the CNN detector existed were read with the cascade.
@@ -69,6 +74,8 @@ extension AnnotationSettings {
         faceDimension = try container.decodeIfPresent(Int.self, forKey: .faceDimension)
         faceModelPath = try container.decodeIfPresent(String.self, forKey: .faceModelPath)
         iiif = try container.decodeIfPresent(IIIFOutput.self, forKey: .iiif)
+        pdfResolution = try container.decodeIfPresent(Int.self, forKey: .pdfResolution) ?? ImageFile.defaultPDFResolution
+        skipText = try container.decodeIfPresent(Bool.self, forKey: .skipText) ?? false
     }
 
     /// Written with the formats sorted: a set has no order of its own, and the same settings
@@ -86,6 +93,10 @@ extension AnnotationSettings {
         try container.encode(faceModelPath, forKey: .faceModelPath)
         // Left out when off, so that settings without it encode (and fingerprint) as before.
         try container.encodeIfPresent(iiif, forKey: .iiif)
+        // Likewise left out at their defaults: settings from before PDF input fingerprint as
+        // they did, so their finished pages stay finished.
+        if pdfResolution != ImageFile.defaultPDFResolution { try container.encode(pdfResolution, forKey: .pdfResolution) }
+        if skipText { try container.encode(skipText, forKey: .skipText) }
     }
 }
 

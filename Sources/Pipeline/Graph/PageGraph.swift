@@ -84,7 +84,7 @@ struct PageGraph: Sendable {
                 continue
             }
             // Waiting for room ends early only when the batch is cancelled; then no page starts.
-            guard let pixels = try? await batch.budget.acquire(file.image.storedSize.pixelCount) else { break }
+            guard let pixels = try? await batch.budget.acquire(file.image.pixelCount(ofPage: index)) else { break }
             await batch.recorder.start(key)
             readAny = true
             // The file's own stages are timed with its first page read.
@@ -160,11 +160,14 @@ struct PageGraph: Sendable {
             }
         }
         let image = try await step(.read, file: path, page: 0, clock: clock) {
-            try await worker.image.run { [pixelLimit = settings.pixelLimit, maxFileSize, downloaded] _ in
+            try await worker.image.run { [pixelLimit = settings.pixelLimit, pdfResolution = settings.pdfResolution, maxFileSize,
+                                          downloaded] _ in
                 if let downloaded {
-                    return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize)
+                    return try ImageFile(bytes: downloaded, path: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize,
+                                         pdfResolution: pdfResolution)
                 }
-                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize)
+                return try ImageFile(contentsOf: path, pixelLimit: pixelLimit, maxFileSize: maxFileSize,
+                                     pdfResolution: pdfResolution)
             }
         }
         guard hashing else { return OpenedFile(image: image, hash: "") }
@@ -182,15 +185,20 @@ struct PageGraph: Sendable {
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
         let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         do {
-            let (copies, size) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
+            let (copies, size, layer) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
+            // With --skip-text, a page holding text keeps it, and no analyzer reads it again.
+            let keptText = settings.skipText ? layer.flatMap(RecognizedText.init(layer:)) : nil
             // Each analyzer gets its own image, and the page keeps none of them: an engine that
             // copies the pixels can let go of its image while it works.
             let display = copies.display
             let images = worker.analyzers.map { copies.images[$0.image]!.separate() }
             _ = consume copies
-            let findings = try await analyze(images, file: path, page: index, clock: clock)
-            let report = try await step(.convert, file: path, page: index, clock: clock) {
-                PageReport(source: path, pageIndex: index, size: size, findings: findings, timings: StageTimings())
+            var findings = try await analyze(images, file: path, page: index, clock: clock, readingText: keptText == nil)
+            if let keptText { findings.text = keptText }
+            let report = try await step(.convert, file: path, page: index, clock: clock) { [findings] in
+                var report = PageReport(source: path, pageIndex: index, size: size, findings: findings, timings: StageTimings())
+                report.existingText = layer?.text
+                return report
             }
             var timed = report
             timed.timings = clock.recorded
@@ -216,13 +224,14 @@ struct PageGraph: Sendable {
         }
     }
 
-    /// Decode, prepare and copies: the page's copies and its size in the file's pixels. The
-    /// decoded page ends here, before the analyzers run, so its memory is not held beside theirs.
+    /// Decode, prepare and copies: the page's copies, its size in the file's pixels and the text
+    /// it already holds (a PDF's text layer). The decoded page ends here, before the analyzers
+    /// run, so its memory is not held beside theirs.
     private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
-        async throws -> (PageCopies, PixelSize) {
+        async throws -> (PageCopies, PixelSize, PDFTextLayer?) {
         let path = file.path
-        let decoded = try await step(.decode, file: path, page: index, clock: clock) {
-            try await worker.image.run { _ in try file.decodePage(index) }
+        let (decoded, layer) = try await step(.decode, file: path, page: index, clock: clock) {
+            try await worker.image.run { _ in (try file.decodePage(index), try file.textLayer(ofPage: index)) }
         }
         let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
         let copies = try await step(.copies, file: path, page: index, clock: clock) {
@@ -230,7 +239,7 @@ struct PageGraph: Sendable {
                 PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
             }
         }
-        return (copies, decoded.size)
+        return (copies, decoded.size, layer)
     }
 
     /// The preparation of a page for its analyzers: the identity until the preprocessing
@@ -239,9 +248,11 @@ struct PageGraph: Sendable {
 
     /// Every analyzer at once, each on its lane with its own copy; their findings merged in
     /// the order of the analyzer list, so the result does not depend on which ends first.
-    private func analyze(_ images: [AnalyzerImage], file: String, page: Int, clock: StageClock) async throws -> PageFindings {
+    /// Without `readingText`, the analyzers that read text are left out (the page keeps its own).
+    private func analyze(_ images: [AnalyzerImage], file: String, page: Int, clock: StageClock, readingText: Bool)
+        async throws -> PageFindings {
         try await withThrowingTaskGroup(of: (Int, PageFindings).self) { group in
-            for (position, (analyzer, image)) in zip(worker.analyzers, images).enumerated() {
+            for (position, (analyzer, image)) in zip(worker.analyzers, images).enumerated() where readingText || !analyzer.readsText {
                 group.addTask {
                     (position, try await step(Stage(analyzer.name), file: file, page: page, clock: clock) {
                         try await analyzer.analyze(image)

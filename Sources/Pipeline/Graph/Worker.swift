@@ -52,6 +52,7 @@ struct AnalyzerLane: Sendable {
     let name: String
     let image: ImageRequest
     let isOptional: Bool
+    let readsText: Bool
     let start: @Sendable () async throws -> Void
     /// Runs the analyzer on the lane; Swift's cancellation of the calling task raises the flag
     /// the engine polls, so a blocking C call (Tesseract) stops too.
@@ -62,6 +63,7 @@ struct AnalyzerLane: Sendable {
         name = analyzer.name
         image = analyzer.image
         isOptional = analyzer.isOptional
+        readsText = analyzer.readsText
         start = { try await lane.start() }
         analyze = { image in
             let flag = CancellationFlag()

@@ -18,7 +18,7 @@ import Glibc
 /// own display copies again on every run.
 public enum InputCollector {
     public static let imageExtensions: Set<String> = [
-        "png", "jpg", "jpeg", "tif", "tiff", "pnm", "pbm", "pgm", "ppm", "webp", "gif", "bmp", "jp2",
+        "png", "jpg", "jpeg", "tif", "tiff", "pnm", "pbm", "pgm", "ppm", "webp", "gif", "bmp", "jp2", "pdf",
     ]
 
     /// The files, each with its path relative to the root it was found under: a folder named
