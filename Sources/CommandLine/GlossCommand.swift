@@ -158,7 +158,6 @@ public enum GlossCommand {
         try applyFaceOptions(arguments, to: &settings)
         if let list = arguments.value("format") { try applyFormats(list, to: &settings) }
         if let base = arguments.value("iiif-base") { settings.iiif = IIIFOutput(base: try iiifBase(base)) }
-        if settings.iiif != nil { settings.formats.insert(.json) }
         var fetching = RemoteFetchOptions()
         if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
         var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),

@@ -78,7 +78,7 @@ public final class BatchIndex {
                                  code: SQLITE_NOTADB)
             }
         }
-        if !create && access(folder, W_OK) != 0 && errno == EROFS {
+        if !create && Database.Access.reading(path) == .readOnlyMedia {
             database = try Database(path: path, access: .readOnlyMedia)
             guard try database.userVersion == Schema.migrations.count else {
                 throw IndexError(path: path, operation: "open",

@@ -117,9 +117,12 @@ enum Gloss {
         return process
     }
 
-    static func run(_ arguments: [String]) throws -> Run {
+    static func run(_ arguments: [String]) throws -> Run { try run(executable, arguments) }
+
+    /// Any program run to its end, with its status and both outputs.
+    static func run(_ program: String, _ arguments: [String]) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         let output = Pipe(), error = Pipe()
         process.standardOutput = output

@@ -212,20 +212,11 @@ enum Tool {
     }
 
     static func run(_ name: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [name] + arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(name) \(arguments.joined(separator: " ")) exited \(process.terminationStatus) "
-                + "(poppler-utils installed? make setup): " + String(decoding: message, as: UTF8.self))
+        let run = try Gloss.run("/usr/bin/env", [name] + arguments)
+        guard run.status == 0 else {
+            throw Failure(description: "\(name) \(arguments.joined(separator: " ")) exited \(run.status) "
+                + "(poppler-utils installed? make setup): " + run.standardError)
         }
-        return String(decoding: data, as: UTF8.self)
+        return run.standardOutput
     }
 }

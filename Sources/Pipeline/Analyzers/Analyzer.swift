@@ -74,16 +74,19 @@ public struct AnalyzerImage: Sendable {
 
     /// The copy; an empty raster once taken.
     public var raster: Raster {
-        holder.raster.withLock { $0 ?? Raster(width: 0, height: 0, layout: .gray, pixels: []) }
+        holder.raster.withLock { $0 ?? Self.taken }
     }
 
     /// The copy, which this image then no longer holds.
     public func takeRaster() -> Raster {
         holder.raster.withLock { held in
             defer { held = nil }
-            return held ?? Raster(width: 0, height: 0, layout: .gray, pixels: [])
+            return held ?? Self.taken
         }
     }
+
+    /// What is left once the copy is taken.
+    private static let taken = Raster(width: 0, height: 0, layout: .gray, pixels: [])
 
     /// An image of its own over the same pixels (shared until either is changed).
     func separate() -> AnalyzerImage { AnalyzerImage(raster: raster, resolution: resolution) }

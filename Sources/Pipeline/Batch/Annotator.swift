@@ -27,7 +27,11 @@ public enum BatchEvent: Sendable {
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
 /// done, keeps the manifest and the index current while it runs, and writes them whole at the end.
 public struct Annotator: Sendable {
-    public var settings: AnnotationSettings
+    /// What to read and write. IIIF annotations are made from the page JSON files, so a batch
+    /// with IIIF always writes them.
+    public var settings: AnnotationSettings {
+        didSet { settings.formats.formUnion(settings.requiredFormats) }
+    }
     /// How many pages are read at once, each by a worker with its own engines.
     public var jobs: Int
     /// A page still running after this long is cancelled and recorded as `timedOut`.
@@ -57,6 +61,7 @@ public struct Annotator: Sendable {
                 fetching: RemoteFetchOptions = RemoteFetchOptions(), shard: Shard? = nil,
                 maxFileSize: Int = ImageFile.defaultMaxFileSize) {
         self.settings = settings
+        self.settings.formats.formUnion(settings.requiredFormats)
         self.jobs = max(1, jobs)
         self.pageTimeout = pageTimeout
         self.force = force
@@ -83,18 +88,16 @@ public struct Annotator: Sendable {
         // already marks this folder as a batch when it lies inside an input folder.
         let lock = try await FolderLock.acquire(folder, waiting: waitsForFolder)
         defer { withExtendedLifetime(lock) {} }
-        // A file keeps its place in the whole collection, so shards merge back into one order.
-        let walk = InputCollector.walk(inputs)
-        for skipped in walk.batchFolders { events?.yield(.batchFolderSkipped(skipped)) }
-        let collection = walk.inputs
-        let positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
-        let files = positions.map { collection[$0] }
-        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
-        var earlier = EarlierRun(layout: layout)
-        if let problem = try BatchIndex.damage(in: folder) {
-            let pages = try earlier.rebuildIndex(in: layout, positions: collection.map(\.path))
-            events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: problem, pages: pages))
+        // Walking the inputs, reading what an earlier run left and checking its database block on
+        // file I/O for seconds on a large collection: a thread of their own, not the cooperative pool.
+        let setup = try await Lane<Void>(name: "gloss-setup") {}.run { [shard] _ in
+            try BatchSetup(inputs: inputs, layout: layout, shard: shard)
         }
+        for skipped in setup.batchFolders { events?.yield(.batchFolderSkipped(skipped)) }
+        if let rebuilt = setup.rebuilt {
+            events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: rebuilt.problem, pages: rebuilt.pages))
+        }
+        let (files, positions, earlier) = (setup.files, setup.positions, setup.earlier)
         let (graphs, unavailable) = try await startGraphs(count: min(jobs, max(1, files.count)))
         for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
             events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))
@@ -177,6 +180,31 @@ public struct Annotator: Sendable {
                       maxFileSize: maxFileSize)
         }
         return (graphs, unavailable)
+    }
+}
+
+/// What a batch finds before its first page: its inputs, what an earlier run into the folder
+/// left (its temporary files removed, its database rebuilt when damaged).
+private struct BatchSetup: Sendable {
+    /// The inputs of this shard, and each one's place in the whole collection, so shards merge
+    /// back into one order.
+    var files: [InputCollector.Input]
+    var positions: [Int]
+    var batchFolders: [String]
+    var earlier: EarlierRun
+    var rebuilt: (problem: String, pages: Int)?
+
+    init(inputs: [String], layout: OutputLayout, shard: Shard?) throws {
+        let walk = InputCollector.walk(inputs)
+        let collection = walk.inputs
+        positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
+        files = positions.map { collection[$0] }
+        batchFolders = walk.batchFolders
+        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        earlier = EarlierRun(layout: layout)
+        if let problem = try BatchIndex.damage(in: layout.folder) {
+            rebuilt = (problem, try earlier.rebuildIndex(in: layout, positions: collection.map(\.path)))
+        }
     }
 }
 

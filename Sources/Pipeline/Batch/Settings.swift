@@ -105,6 +105,9 @@ extension AnnotationSettings {
     /// painted with it.
     var writesDisplayCopy: Bool { formats.contains(.html) || iiif != nil }
 
+    /// Page formats the batch-level outputs are made from: the IIIF annotations, from the JSON.
+    var requiredFormats: Set<OutputFormat> { iiif != nil ? [.json] : [] }
+
     /// A digest of everything that decides a page's results and outputs: equal settings, equal
     /// fingerprint.
     ///
