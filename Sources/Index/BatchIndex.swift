@@ -85,6 +85,11 @@ public final class BatchIndex {
                                  message: "written by another version of Gloss, and read-only here", code: 0)
             }
         } else {
+            // A new index appears whole: SQLite would create an empty file at once and the
+            // schema only later, and a search started in between would find no database there.
+            if create && !FileManager.default.fileExists(atPath: path) {
+                try Self.rebuild(in: folder, from: [])
+            }
             database = try Database(path: path, access: create ? .create : .readWrite)
             try Schema.migrate(database)
         }
