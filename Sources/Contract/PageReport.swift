@@ -119,6 +119,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// reader extracts it; nil for images and for PDF pages without text. With `--skip-text`
     /// it is also the page's `words` and `lines`.
     public var existingText: String?
+    /// Signs that the page needs a reviewer's eye; nil when not measured (older reports, pages
+    /// without text recognition).
+    public var review: PageReview?
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
@@ -197,7 +200,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
-        case timeline, regions, existingText
+        case timeline, regions, existingText, review
     }
 
     public init(from decoder: any Decoder) throws {
@@ -218,6 +221,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         timeline = try container.decodeIfPresent([StageSpan].self, forKey: .timeline) ?? []
         regions = try container.decodeIfPresent([RegionReport].self, forKey: .regions) ?? []
         existingText = try container.decodeIfPresent(String.self, forKey: .existingText)
+        review = try container.decodeIfPresent(PageReview.self, forKey: .review)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -240,6 +244,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encode(timeline, forKey: .timeline)
         // Only for pages that hold text of their own: other pages' JSON is as before.
         try container.encodeIfPresent(existingText, forKey: .existingText)
+        try container.encodeIfPresent(review, forKey: .review)
     }
 }
 

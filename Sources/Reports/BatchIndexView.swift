@@ -26,9 +26,12 @@ public struct BatchIndexView {
         public var htmlPath: String?
         /// The picture shown as the thumbnail (the display copy, or a smaller one), relative to the index.
         public var imagePath: String?
+        /// The page's review flag (`PageReview.suspect`): inked areas without words.
+        public var suspect: Bool
 
         public init(source: String, pageIndex: Int, status: PageStatus, error: String?, wordCount: Int,
-                    meanConfidence: Double?, faceCount: Int, htmlPath: String?, imagePath: String? = nil) {
+                    meanConfidence: Double?, faceCount: Int, htmlPath: String?, imagePath: String? = nil,
+                    suspect: Bool = false) {
             self.source = source
             self.pageIndex = pageIndex
             self.status = status
@@ -38,6 +41,7 @@ public struct BatchIndexView {
             self.faceCount = faceCount
             self.htmlPath = htmlPath
             self.imagePath = imagePath
+            self.suspect = suspect
         }
 
         var title: String { "\(source) · page \(pageIndex + 1)" }
