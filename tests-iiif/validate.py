@@ -56,12 +56,20 @@ def absolute(document, url):
     return resolved
 
 
-def png_size(path):
-    with open(path, "rb") as handle:
-        header = handle.read(24)
-    if len(header) < 24 or header[12:16] != b"IHDR":
-        return None
-    return struct.unpack(">II", header[16:24])
+def picture_size(path):
+    """(width, height, media type) of a PNG or baseline/progressive JPEG, read from its header."""
+    data = pathlib.Path(path).read_bytes()
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24]) + ("image/png",)
+    if data[:2] == b"\xff\xd8":
+        at = 2
+        while at + 4 <= len(data) and data[at] == 0xFF:
+            marker, length = data[at + 1], struct.unpack(">H", data[at + 2:at + 4])[0]
+            if marker in (0xC0, 0xC1, 0xC2):
+                height, width = struct.unpack(">HH", data[at + 5:at + 9])
+                return (width, height, "image/jpeg")
+            at += 2 + length
+    return None
 
 
 class Batch:
@@ -135,9 +143,10 @@ def problems(batch):
                 image = batch.path_of(body["id"])
                 if image is None or not image.is_file():
                     found.append("%s: the image %s is not a file of the batch" % (canvas["id"], body["id"]))
-                elif png_size(image) != (body.get("width"), body.get("height")):
-                    found.append("%s: the image is %s, the manifest says %sx%s"
-                                 % (canvas["id"], png_size(image), body.get("width"), body.get("height")))
+                elif picture_size(image) != (body.get("width"), body.get("height"), body.get("format")):
+                    found.append("%s: the image is %s, the manifest says %sx%s %s"
+                                 % (canvas["id"], picture_size(image), body.get("width"), body.get("height"),
+                                    body.get("format")))
         for reference in canvas.get("annotations", []):
             path = batch.path_of(reference["id"])
             if path is None or not path.is_file():

@@ -144,7 +144,7 @@ public struct IIIFPresentation: Sendable {
                 "body": .object([
                     "id": .string(reference(image.path, from: Self.folder)),
                     "type": "Image",
-                    "format": "image/png",
+                    "format": .string(image.path.lowercased().hasSuffix(".png") ? "image/png" : "image/jpeg"),
                     "width": .int(image.width),
                     "height": .int(image.height),
                 ]),

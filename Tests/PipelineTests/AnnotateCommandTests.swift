@@ -34,7 +34,7 @@ struct AnnotateCommandTests {
         ])
         #expect(manifest.pages.map(\.status) == [.ok, .failed, .ok, .ok, .failed, .ok, .failed])
         for entry in manifest.pages where entry.status == .ok {
-            #expect(Set(entry.outputs.keys) == ["json", "html", "image"])
+            #expect(Set(entry.outputs.keys) == ["json", "html", "image", "thumbnail"])
             for file in entry.outputs.values {
                 #expect(FileManager.default.fileExists(atPath: output + "/" + file), "\(file)")
             }

@@ -137,8 +137,11 @@ actor BatchRecorder {
 
     /// A folder holds the pages of its last run's inputs: the files of any other page (an
     /// input no longer named, a page a multi-page file no longer has) go, once the manifest
-    /// that no longer lists them is written. Only `pages/` is touched, which Gloss alone writes.
+    /// that no longer lists them is written, and so does a listed page's picture that its
+    /// entry no longer names (a display copy that was a PNG and is now a JPEG). Only `pages/`
+    /// is touched, which Gloss alone writes.
     private func removeUnlisted(keeping pages: [ManifestEntry]) {
+        let pictures = Set(pages.flatMap { [$0.outputs["image"], $0.outputs["thumbnail"]] }.compactMap { $0?.split(separator: "/").last })
         var stems = Set(pages.map(\.id))
         // A multi-page file's combined hOCR and ALTO are named as if it had one page.
         let pageCounts = Dictionary(grouping: pages, by: \.source).mapValues(\.count)
@@ -147,7 +150,9 @@ actor BatchRecorder {
         }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.pagesFolder) else { return }
         for name in names {
-            let listed = name.indices.contains { name[$0] == "." && stems.contains(String(name[..<$0])) }
+            let isPicture = name.hasSuffix(".png") || name.hasSuffix(".jpg")
+            let listed = isPicture ? pictures.contains(Substring(name))
+                : name.indices.contains { name[$0] == "." && stems.contains(String(name[..<$0])) }
             if !listed { unlink(layout.pagesFolder + "/" + name) }
         }
     }

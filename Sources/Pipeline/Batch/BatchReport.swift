@@ -1,6 +1,7 @@
 import GlossContract
 import GlossGeometry
 import Foundation
+import GlossImaging
 import GlossIndex
 import GlossReports
 
@@ -12,7 +13,7 @@ enum BatchReport {
             BatchIndexView.Entry(
                 source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
                 meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs["html"],
-                imagePath: $0.outputs["image"])
+                imagePath: $0.outputs["thumbnail"] ?? $0.outputs["image"])
         })
         try AtomicFile.write(index.render(), to: layout.indexPath)
     }
@@ -57,7 +58,7 @@ enum BatchReport {
                   let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
                   let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes)) else { continue }
             let image = entry.outputs["image"].flatMap { path in
-                pngSize(of: layout.folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
+                pictureSize(of: layout.folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
             }
             guard let (canvas, files) = try presentation.canvas(for: report, pageID: entry.id, image: image) else { continue }
             for file in files {
@@ -74,15 +75,10 @@ enum BatchReport {
         }
     }
 
-    /// The size a PNG's header gives, without decoding it; nil for a file that is not a PNG.
-    static func pngSize(of path: String) -> PixelSize? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 24), header.count == 24,
-              Array(header[12..<16]) == Array("IHDR".utf8) else { return nil }
-        let bytes = Array(header)
-        func integer(at offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
-        return PixelSize(width: integer(at: 16), height: integer(at: 20))
+    /// The size a display copy's header gives (PNG or JPEG), without decoding it; nil for a
+    /// file that is gone or not a picture.
+    static func pictureSize(of path: String) -> PixelSize? {
+        try? ImageFile(contentsOf: path).storedSize
     }
 
     /// The stylesheet and scripts every page and the index share.

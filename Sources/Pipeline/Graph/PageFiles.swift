@@ -2,7 +2,8 @@ import GlossContract
 import GlossImaging
 import GlossReports
 
-/// The files of one page in the batch folder: `pages/<id>.<format>` and the display copy.
+/// The files of one page in the batch folder: `pages/<id>.<format>`, the display copy
+/// (`<id>.png` for a document, `<id>.jpg` for a photo) and its thumbnail (`<id>.thumb.jpg`).
 struct PageFiles {
     let layout: OutputLayout
     let settings: AnnotationSettings
@@ -14,10 +15,14 @@ struct PageFiles {
         var outputs: [String: String] = [:]
         var imageName: String?
         if let display {
-            let name = id + ".png"
-            try AtomicFile.write(try display.pngData(fast: true), to: layout.pagesFolder + "/" + name)
+            let picture = try DisplayPicture(showing: display)
+            let name = id + "." + picture.fileExtension
+            try AtomicFile.write(picture.bytes, to: layout.pagesFolder + "/" + name)
             outputs["image"] = "pages/" + name
             imageName = name
+            let thumbnail = id + ".thumb.jpg"
+            try AtomicFile.write(try DisplayPicture(thumbnailOf: display).bytes, to: layout.pagesFolder + "/" + thumbnail)
+            outputs["thumbnail"] = "pages/" + thumbnail
         }
         let files = try renderPage(report, formats: settings.formats, context: settings.reportContext,
                                    links: PageLinks(imagePath: imageName))
