@@ -128,6 +128,10 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "ImageBench", dependencies: ["GlossImaging"],
+            path: "bench/images/ImageBench", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "IndexBench", dependencies: ["GlossIndex", "GlossContract", "GlossGeometry"],
             path: "bench/index/IndexBench", swiftSettings: swiftSettings
         ),

@@ -25,7 +25,7 @@ public struct DisplayPicture: Sendable {
     public init(showing raster: Raster) throws {
         kind = Self.kind(of: raster)
         switch kind {
-        case .document: bytes = try raster.posterizedPNGData(levels: 16)
+        case .document: bytes = try raster.posterizedPNGData(levels: 16, fast: true)
         case .photo: bytes = try raster.jpegData(quality: Self.photoQuality)
         }
     }
