@@ -98,7 +98,10 @@ public struct Annotator: Sendable {
             events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: rebuilt.problem, pages: rebuilt.pages))
         }
         let (files, positions, earlier) = (setup.files, setup.positions, setup.earlier)
-        let (graphs, unavailable) = try await startGraphs(count: min(jobs, max(1, files.count)))
+        // A worker per file, up to `jobs`; all of them when a file may hold several pages,
+        // which the workers share.
+        let mayHoldPages = files.contains { ["pdf", "tif", "tiff"].contains(($0.path as NSString).pathExtension.lowercased()) }
+        let (graphs, unavailable) = try await startGraphs(count: mayHoldPages ? jobs : min(jobs, max(1, files.count)))
         for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
             events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))
         }
@@ -115,12 +118,14 @@ public struct Annotator: Sendable {
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
         events?.yield(.started(files: files.count))
 
+        // As many files open at once as there are workers; their pages share the workers.
         let queue = FileQueue(count: files.count)
+        let pool = GraphPool(graphs)
         await withTaskGroup(of: Void.self) { group in
-            for graph in graphs {
+            for _ in graphs {
                 group.addTask {
                     while !Task.isCancelled, let index = queue.next() {
-                        let entries = await graph.annotate(files[index], position: positions[index], in: batch)
+                        let entries = await PageGraph.annotate(files[index], position: positions[index], in: batch, graphs: pool)
                         await recorder.finish(file: index, entries: entries, interrupted: Task.isCancelled)
                     }
                 }

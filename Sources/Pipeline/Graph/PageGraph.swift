@@ -46,70 +46,85 @@ struct PageGraph: Sendable {
     // MARK: A file of a batch
 
     /// Every page of one input: each skipped when an earlier run finished it, else run through
-    /// the graph and recorded as it ends; then the file's combined documents. Never throws:
-    /// failures are recorded pages.
-    func annotate(_ input: InputCollector.Input, position: Int, in batch: BatchRun) async -> [ManifestEntry] {
+    /// the graph of whichever worker is free (`graphs`) and recorded as it ends, several pages
+    /// of the file at once when there are free workers; then the file's combined documents.
+    /// Never throws: failures are recorded pages.
+    static func annotate(_ input: InputCollector.Input, position: Int, in batch: BatchRun, graphs: GraphPool) async -> [ManifestEntry] {
         let path = input.path
         let fileClock = StageClock()
-        let (opened, expired) = await withPageTimeout {
-            await Result { try await open(input, clock: fileClock, hashing: true) }
+        let (opened, expired) = await graphs.borrowing { graph in
+            await graph.withPageTimeout { await Result { try await graph.open(input, clock: fileClock, hashing: true) } }
         }
         let file: OpenedFile
         switch opened {
         case .success(let success): file = success
         case .failure(let error):
             var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error), timings: fileClock)
-            report.timeOut(if: expired, after: pageTimeout)
+            report.timeOut(if: expired, after: graphs.pageTimeout)
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
-            let outcome = report.status == .failed
-                ? await writeFailure(report, id: id, in: batch.layout, pdf: .single(nil)) : Outcome(report: report)
+            let failed = report
+            let outcome = failed.status == .failed
+                ? await graphs.borrowing { await $0.writeFailure(failed, id: id, in: batch.layout, pdf: .single(nil)) }
+                : Outcome(report: failed)
             let entry = ManifestEntry(report: outcome.report, id: id, outputs: outcome.outputs)
             await batch.recorder.record(entry, report: outcome.report, position: position)
             return [entry]
         }
 
         let pageCount = file.image.pageCount
-        var entries: [ManifestEntry] = [], reports: [PageReport] = []
-        var clock: StageClock? = fileClock
+        var done = [(entry: ManifestEntry, report: PageReport?)?](repeating: nil, count: pageCount)
         var readAny = false
-        for index in 0..<pageCount {
-            if Task.isCancelled { break }
-            let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
-            let key = PageKey(source: path, pageIndex: index)
-            if let done = await batch.earlier?.finished(key, inputHash: file.hash, settingsHash: batch.settingsHash,
-                                                        in: batch.layout, on: worker.image) {
-                await batch.recorder.skip(done.entry, report: done.report, position: position)
-                entries.append(done.entry)
-                if let report = done.report { reports.append(report) }
-                continue
-            }
-            // Waiting for room ends early only when the batch is cancelled; then no page starts.
-            guard let pixels = try? await batch.budget.acquire(file.image.pixelCount(ofPage: index)) else { break }
-            await batch.recorder.start(key)
-            readAny = true
-            // The file's own stages are timed with its first page read.
-            let pageClock = clock ?? StageClock()
-            clock = nil
-            let (outcome, expired) = await withPageTimeout {
-                await process(page: index, of: file.image, id: id, clock: pageClock, layout: batch.layout)
-            }
-            batch.budget.release(pixels)
-            var report = outcome.report
-            report.timeOut(if: expired, after: pageTimeout)
-            var entry = ManifestEntry(report: report, id: id, outputs: outcome.outputs)
-            entry.inputHash = file.hash
-            entry.settingsHash = batch.settingsHash
-            await batch.recorder.record(entry, report: report, position: position)
-            entries.append(entry)
-            reports.append(report)
-        }
-        if pageCount > 1, reports.count == pageCount, settings.formats.contains(where: \.combines) {
-            let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
-            do {
-                try await step(.combine, file: path, page: 0, clock: StageClock()) {
-                    try await writeCombined(reports, of: file.image, id: id, into: batch.layout, pdfIsCurrent: !readAny)
+        await withTaskGroup(of: (Int, ManifestEntry, PageReport).self) { group in
+            var clock: StageClock? = fileClock
+            for index in 0..<pageCount {
+                if Task.isCancelled { break }
+                let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
+                let key = PageKey(source: path, pageIndex: index)
+                if let earlier = batch.earlier, let finished = await graphs.borrowing({ graph in
+                    await earlier.finished(key, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
+                                           on: graph.worker.image)
+                }) {
+                    await batch.recorder.skip(finished.entry, report: finished.report, position: position)
+                    done[index] = (finished.entry, finished.report)
+                    continue
                 }
-            } catch {
+                // Waiting for room ends early only when the batch is cancelled; then no page starts.
+                guard let pixels = try? await batch.budget.acquire(file.image.pixelCount(ofPage: index)) else { break }
+                let graph = await graphs.borrow()
+                await batch.recorder.start(key)
+                readAny = true
+                // The file's own stages are timed with its first page read.
+                let pageClock = clock ?? StageClock()
+                clock = nil
+                group.addTask {
+                    let (outcome, expired) = await graph.withPageTimeout {
+                        await graph.process(page: index, of: file.image, id: id, clock: pageClock, layout: batch.layout)
+                    }
+                    graphs.giveBack(graph)
+                    batch.budget.release(pixels)
+                    var report = outcome.report
+                    report.timeOut(if: expired, after: graph.pageTimeout)
+                    var entry = ManifestEntry(report: report, id: id, outputs: outcome.outputs)
+                    entry.inputHash = file.hash
+                    entry.settingsHash = batch.settingsHash
+                    await batch.recorder.record(entry, report: report, position: position)
+                    return (index, entry, report)
+                }
+            }
+            for await (index, entry, report) in group { done[index] = (entry, report) }
+        }
+        var entries = done.compactMap { $0?.entry }
+        let reports = done.compactMap { $0?.report }
+        if pageCount > 1, reports.count == pageCount, graphs.settings.formats.contains(where: \.combines) {
+            let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
+            let combined = await graphs.borrowing { graph in
+                await Result {
+                    try await graph.step(.combine, file: path, page: 0, clock: StageClock()) {
+                        try await graph.writeCombined(reports, of: file.image, id: id, into: batch.layout, pdfIsCurrent: !readAny)
+                    }
+                }
+            }
+            if case .failure(let error) = combined {
                 // A file whose combined document is missing is not finished: its pages are
                 // recorded as failed, so the next run reads them again.
                 entries = entries.map { $0.failed(because: error) }
@@ -132,7 +147,7 @@ struct PageGraph: Sendable {
                 let file = try await open(InputCollector.Input(path: path, relativePath: path), clock: clock, hashing: false)
                 return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil).report
             } catch {
-                return PageReport(source: path, pageIndex: pageIndex, error: error, status: status(of: error), timings: clock)
+                return PageReport(source: path, pageIndex: pageIndex, error: error, status: Self.status(of: error), timings: clock)
             }
         }
         var result = report
@@ -217,7 +232,7 @@ struct PageGraph: Sendable {
             }
             return Outcome(report: finished, outputs: outputs)
         } catch {
-            let report = PageReport(source: path, pageIndex: index, error: error, status: status(of: error), timings: clock)
+            let report = PageReport(source: path, pageIndex: index, error: error, status: Self.status(of: error), timings: clock)
             // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
             guard report.status == .failed, let layout else { return Outcome(report: report) }
             return await writeFailure(report, id: id, in: layout, pdf: combinedPDF ?? .single(nil))
@@ -317,7 +332,7 @@ struct PageGraph: Sendable {
         }
     }
 
-    private func status(of error: any Error) -> PageStatus {
+    private static func status(of error: any Error) -> PageStatus {
         (error as? PageError)?.cause is CancellationError ? .cancelled : .failed
     }
 
