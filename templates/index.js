@@ -29,9 +29,10 @@
 // search_conformance.py checks it against SQLite itself.
 //
 // The page view loads this script too (before page.js), for the tokenizer and the parser only:
-// window.glossQuery = {tokenize, parse, limit, occurrences, QueryError} lets a page opened from a result
-// (`#q=query`) mark the words the query hits with the same rules. Without the index's search box
-// the script does nothing else.
+// window.glossQuery = {tokenize, parse, limit, read, prepare, occurrences, QueryError} lets a page
+// opened from a result (`#q=query`) mark the words the query hits with the same rules (parse reads
+// the query as typed, like the search box). Without the index's search box the script does
+// nothing else; on the index it also sorts and filters the cards (at the end of this file).
 (function () {
   "use strict";
 
@@ -228,7 +229,8 @@
   // How a query is read, as `gloss search` reads it (QuerySyntax in Sources/Index/SearchQuery.swift;
   // tests-browser/query_rule.json holds cases both must agree on). A query is FTS5's syntax only
   // when it uses it on purpose: outside double quotes, AND, OR or NOT as a word of its own in
-  // capitals, NEAR(, or a * ending a word or a quoted phrase. Words are what lies between spaces,
+  // capitals, NEAR(, a * ending a word or a quoted phrase, or a ^ starting one. Words are what
+  // lies between spaces,
   // double quotes and parentheses. Any other query is a list of phrases: each word and each
   // "quoted phrase" (an unclosed quote runs to the end) becomes one FTS5 string, so `don't`,
   // `12:30` or `harbour)` find what they say. With `fts` the query is FTS5's syntax as written.
@@ -257,6 +259,8 @@
         if (isOperator(word, point)) return true;
         word = "";
       } else if (point === "*" && word && bareword(at - 1) && !bareword(at + 1)) {
+        return true;
+      } else if (point === "^" && !word && (bareword(at + 1) || points[at + 1] === "\"")) {
         return true;
       } else {
         word += point;

@@ -24,9 +24,10 @@ extension GlossCommand {
                                Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is words, all of
                                which must occur, and "quoted phrases", punctuation included (don't, e-mail, 12:30 each
                                find the phrase of their words). It is read as an FTS5 query only when it uses FTS5's
-                               syntax on purpose: AND, OR or NOT in capitals, NEAR(, or a * ending a word or a "phrase"*
-                               (prefix); then parentheses group, and words holding punctuation must be quoted. --fts
-                               reads every QUERY as FTS5 syntax (also ^, + and column filters). Case and accents do not
+                               syntax on purpose: AND, OR or NOT in capitals, NEAR(, a * ending a word or a "phrase"*
+                               (prefix), or a ^ starting one (first word); then parentheses group, and words holding
+                               punctuation must be quoted. --fts reads every QUERY as FTS5 syntax (also + and column
+                               filters). Case and accents do not
                                matter; a word repeated next to itself counts once, and a query may look for at
                                most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by bm25. Exit status: 0 when
                                something matched, 1 when nothing did, 2 when the search could not be made (a wrong

@@ -60,8 +60,9 @@ struct SearchQuery {
 /// How a query is read: what people type, or FTS5's own syntax.
 ///
 /// `automatic` reads a query as FTS5 syntax only when it uses that syntax on purpose: outside
-/// double quotes it holds `AND`, `OR` or `NOT` as a word of its own in capitals, `NEAR(`, or a
-/// `*` ending a word or a quoted phrase (a prefix, `qui*`, `"quick bro"*`). Words are what lies
+/// double quotes it holds `AND`, `OR` or `NOT` as a word of its own in capitals, `NEAR(`, a
+/// `*` ending a word or a quoted phrase (a prefix, `qui*`, `"quick bro"*`), or a `^` starting
+/// one (the page's first word, `^the`). Words are what lies
 /// between spaces, double quotes and parentheses. Any other query is a list of phrases: each
 /// word, and each "quoted phrase" (an unclosed quote runs to the end), is searched as the phrase
 /// of its tokens, all of them on the page, so `don't`, `quick-brown`, `12:30`, `e-mail`,
@@ -98,6 +99,8 @@ extension SearchQuery {
                 if isOperator(word, before: scalar) { return true }
                 word = []
             } else if scalar == "*", let last = word.last, Lexeme.isBareword(last), !isBareword(at: index + 1) {
+                return true
+            } else if scalar == "^", word.isEmpty, isBareword(at: index + 1) || (index + 1 < scalars.count && scalars[index + 1] == "\"") {
                 return true
             } else {
                 word.append(scalar)
