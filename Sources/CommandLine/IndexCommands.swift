@@ -27,11 +27,10 @@ extension GlossCommand {
                                syntax on purpose: AND, OR or NOT in capitals, NEAR(, a * ending a word or a "phrase"*
                                (prefix), or a ^ starting one (first word); then parentheses group, and words holding
                                punctuation must be quoted. --fts reads every QUERY as FTS5 syntax (also + and column
-                               filters). Case and accents do not
-                               matter; a word repeated next to itself counts once, and a query may look for at
-                               most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by bm25. Exit status: 0 when
-                               something matched, 1 when nothing did, 2 when the search could not be made (a wrong
-                               command line or query, a missing or damaged database, the time limit).
+                               filters). Case and accents do not matter; a word repeated next to itself counts once, and
+                               a query may look for at most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by
+                               bm25. Exit status: 0 when something matched, 1 when nothing did, 2 when the search could
+                               not be made (a wrong command line or query, a missing or damaged database, the time limit).
                                """,
                            options: searchOptions), terminator: "")
             return 0
@@ -47,7 +46,8 @@ extension GlossCommand {
         let index = try BatchIndex(folder: folder, create: false)
         let results: [SearchOutput.Result]
         if let query {
-            results = try index.search(query, syntax: arguments.has("fts") ? .fts : .automatic, minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
+            results = try index.search(query, syntax: arguments.has("fts") ? .fts : .automatic,
+                                       minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
                 .map(SearchOutput.Result.init)
         } else {
             results = try index.pages(withAtLeastFaces: minimumFaces ?? 0).prefix(limit).map(SearchOutput.Result.init)
