@@ -62,8 +62,8 @@ struct SearchQuery {
 /// `automatic` reads a query as FTS5 syntax only when it uses that syntax on purpose: outside
 /// double quotes it holds `AND`, `OR` or `NOT` as a word of its own in capitals, `NEAR(`, a
 /// `*` ending a word or a quoted phrase (a prefix, `qui*`, `"quick bro"*`), or a `^` starting
-/// one (the page's first word, `^the`). Words are what lies
-/// between spaces, double quotes and parentheses. Any other query is a list of phrases: each
+/// one (the page's first word, `^the`). Words are what lies between spaces, double quotes and
+/// parentheses. Any other query is a list of phrases: each
 /// word, and each "quoted phrase" (an unclosed quote runs to the end), is searched as the phrase
 /// of its tokens, all of them on the page, so `don't`, `quick-brown`, `12:30`, `e-mail`,
 /// `harbour)` and `Smith (1923)` find what they say rather than being refused or read as
@@ -86,11 +86,14 @@ extension SearchQuery {
             return text == "AND" || text == "OR" || text == "NOT" || (text == "NEAR" && next == "(")
         }
         func isBareword(at index: Int) -> Bool { index < scalars.count && Lexeme.isBareword(scalars[index]) }
+        func isQuote(at index: Int) -> Bool { index < scalars.count && scalars[index] == "\"" }
         for (index, scalar) in scalars.enumerated() {
             if scalar == "\"" {
                 if !quoted && isOperator(word, before: scalar) { return true }
                 // A `*` straight after a closing quote makes the phrase a prefix.
-                if quoted && index + 1 < scalars.count && scalars[index + 1] == "*" && !isBareword(at: index + 2) { return true }
+                if quoted && index + 1 < scalars.count && scalars[index + 1] == "*" && !isBareword(at: index + 2) {
+                    return true
+                }
                 quoted.toggle()
                 word = []
             } else if quoted {
@@ -100,7 +103,7 @@ extension SearchQuery {
                 word = []
             } else if scalar == "*", let last = word.last, Lexeme.isBareword(last), !isBareword(at: index + 1) {
                 return true
-            } else if scalar == "^", word.isEmpty, isBareword(at: index + 1) || (index + 1 < scalars.count && scalars[index + 1] == "\"") {
+            } else if scalar == "^", word.isEmpty, isBareword(at: index + 1) || isQuote(at: index + 1) {
                 return true
             } else {
                 word.append(scalar)
