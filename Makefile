@@ -42,6 +42,7 @@ test:
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing $(STRICT)
 	$(SWIFT) test -c release --skip-build
 	/usr/bin/python3 tests-browser/test_viewer.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
+	/usr/bin/python3 tests-browser/test_index_view.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
 

@@ -10,7 +10,9 @@
 // may arrive in any order. Until all have arrived, the pages found so far are listed in page
 // order; once all are in, they are ranked like FTS5's bm25() (it needs the whole batch's counts).
 //
-// Queries follow FTS5's syntax (https://www.sqlite.org/fts5.html, section 3): barewords and
+// A query is read as `gloss search` reads it (see `read` below): plain words and "quoted phrases",
+// punctuation included, unless it uses FTS5's syntax on purpose. Such queries follow FTS5's syntax
+// (https://www.sqlite.org/fts5.html, section 3): barewords and
 // "quoted strings" are phrases, `+` joins phrases, `word*` and `"a b"*` are prefixes, `^word`
 // must begin the text, AND, OR, NOT (upper case only) and parentheses, adjacent phrases are
 // ANDed. Like FTS5 the implicit AND between adjacent phrases binds tighter than NOT, NOT tighter
@@ -27,9 +29,10 @@
 // search_conformance.py checks it against SQLite itself.
 //
 // The page view loads this script too (before page.js), for the tokenizer and the parser only:
-// window.glossQuery = {tokenize, parse, limit, occurrences, QueryError} lets a page opened from a result
-// (`#q=query`) mark the words the query hits with the same rules. Without the index's search box
-// the script does nothing else.
+// window.glossQuery = {tokenize, parse, limit, read, prepare, occurrences, QueryError} lets a page
+// opened from a result (`#q=query`) mark the words the query hits with the same rules (parse reads
+// the query as typed, like the search box). Without the index's search box the script does
+// nothing else; on the index it also sorts and filters the cards (at the end of this file).
 (function () {
   "use strict";
 
@@ -223,6 +226,80 @@
     return dropped ? kept.map(function (token) { return token.raw || token.text; }).join(" ") : query;
   }
 
+  // How a query is read, as `gloss search` reads it (QuerySyntax in Sources/Index/SearchQuery.swift;
+  // tests-browser/query_rule.json holds cases both must agree on). A query is FTS5's syntax only
+  // when it uses it on purpose: outside double quotes, AND, OR or NOT as a word of its own in
+  // capitals, NEAR(, a * ending a word or a quoted phrase, or a ^ starting one. Words are what
+  // lies between spaces,
+  // double quotes and parentheses. Any other query is a list of phrases: each word and each
+  // "quoted phrase" (an unclosed quote runs to the end) becomes one FTS5 string, so `don't`,
+  // `12:30` or `harbour)` find what they say. With `fts` the query is FTS5's syntax as written.
+  var separators = {" ": true, "\t": true, "\n": true, "\r": true, "(": true, ")": true};
+
+  function isOperator(word, next) {
+    return word === "AND" || word === "OR" || word === "NOT" || (word === "NEAR" && next === "(");
+  }
+
+  function isDeliberate(query) {
+    var points = Array.from(query);
+    var quoted = false;
+    var word = "";
+    function bareword(at) { return at < points.length && isBareword(points[at].codePointAt(0)); }
+    for (var at = 0; at < points.length; at += 1) {
+      var point = points[at];
+      if (point === "\"") {
+        if (!quoted && isOperator(word, point)) return true;
+        // A * straight after a closing quote makes the phrase a prefix.
+        if (quoted && points[at + 1] === "*" && !bareword(at + 2)) return true;
+        quoted = !quoted;
+        word = "";
+      } else if (quoted) {
+        continue;
+      } else if (separators[point]) {
+        if (isOperator(word, point)) return true;
+        word = "";
+      } else if (point === "*" && word && bareword(at - 1) && !bareword(at + 1)) {
+        return true;
+      } else if (point === "^" && !word && (bareword(at + 1) || points[at + 1] === "\"")) {
+        return true;
+      } else {
+        word += point;
+      }
+    }
+    return isOperator(word, null);
+  }
+
+  function phrases(query) {
+    var found = [];
+    var current = "";
+    var quoted = false;
+    function close() {
+      if (current) found.push("\"" + current + "\"");
+      current = "";
+    }
+    Array.from(query).forEach(function (point) {
+      if (point === "\"") {
+        close();
+        quoted = !quoted;
+      } else if (!quoted && separators[point]) {
+        close();
+      } else {
+        current += point;
+      }
+    });
+    close();
+    return found.length ? found.join(" ") : "\"\"";
+  }
+
+  function read(query, fts) {
+    return fts || isDeliberate(query) ? query : phrases(query);
+  }
+
+  // What FTS5 is given for what was typed: the query read, then limited.
+  function prepare(query, fts) {
+    return limitQuery(read(query, fts));
+  }
+
   // Where the phrase starting at tokens[at] ends (`^`, strings joined by `+`, each perhaps with
   // `*`), or -1 when none starts there.
   function phraseEnd(tokens, at) {
@@ -239,9 +316,9 @@
   // The query as a tree: {type: "phrase", id, tokens: [{term, prefix}], first}, {type: "and" or
   // "or", children}, {type: "not", children: [kept, dropped]}. `phrases` lists the phrases in
   // FTS5's order (as they appear), which is the order bm25() sums them in. The limits above
-  // are applied first.
-  function parse(text) {
-    var query = limitQuery(text);
+  // are applied first, to the query as read (`fts`: FTS5's syntax as written).
+  function parse(text, fts) {
+    var query = prepare(text, fts);
     if (query.charAt(0) === "*") throw new QueryError("unknown special query: " + query.slice(1));
     var tokens = lex(query);
     var at = 0;
@@ -434,10 +511,10 @@
 
   // Everything about a query: {error, timedOut, query, results: [{index, page, hits, counted,
   // score}], complete}. Listed in page order until every shard is in, ranked from then on.
-  function search(text, timeLimit) {
+  function search(text, timeLimit, fts) {
     var query;
     try {
-      query = parse(text);
+      query = parse(text, fts);
     } catch (error) {
       if (!(error instanceof QueryError)) throw error;
       return {error: error.message, timedOut: false, query: null, results: [], complete: false, caveat: null};
@@ -468,9 +545,10 @@
     return {error: null, timedOut: false, query: query, results: found, complete: complete, caveat: caveat};
   }
 
-  // `timeLimit` (milliseconds) replaces the usual limit, for tests.
-  function evaluate(text, timeLimit) {
-    var outcome = search(text, timeLimit);
+  // `timeLimit` (milliseconds) replaces the usual limit, for tests; `fts` reads the query as
+  // FTS5's syntax as written.
+  function evaluate(text, timeLimit, fts) {
+    var outcome = search(text, timeLimit, fts);
     return {
       error: outcome.error,
       timedOut: outcome.timedOut,
@@ -528,7 +606,8 @@
     ready: function () { return shardCount > 0 && loaded === shardCount; }
   };
 
-  window.glossQuery = {tokenize: terms, parse: parse, limit: limitQuery, occurrences: occurrences, QueryError: QueryError};
+  window.glossQuery = {tokenize: terms, parse: parse, limit: limitQuery, read: read, prepare: prepare,
+                       occurrences: occurrences, QueryError: QueryError};
 
   // Shards that arrive together are searched and listed once.
   function schedule() {
@@ -674,6 +753,124 @@
     event.preventDefault();
     input.focus();
   });
+
+  // Sorting and filtering the cards ------------------------------------------------------------
+  // Nothing runs at load: the cards' figures are read from their data- attributes (w words,
+  // c mean confidence, f faces, d folder) on the first change. Sorted by folder, the cards stay
+  // in their groups and those filtered out are hidden; sorted otherwise, the cards shown move
+  // into one list (#arranged) in chunks like the groups', and move back when sorting by folder.
+  var lowConfidence = 70;
+  var sortField = document.getElementById("sort");
+  var showField = document.getElementById("show");
+  var folderField = document.getElementById("folder");
+  var groupsView = document.getElementById("groups");
+  var arranged = document.getElementById("arranged");
+  var shownStatus = document.getElementById("shown");
+  var cards = null;
+  var moved = false;
+
+  function readCards() {
+    cards = Array.prototype.map.call(groupsView.querySelectorAll(".card"), function (element, index) {
+      var confidence = element.getAttribute("data-c");
+      var name = element.querySelector(".name");
+      return {
+        element: element, home: element.parentNode, index: index,
+        name: name ? name.textContent : "",
+        words: +element.getAttribute("data-w") || 0,
+        confidence: confidence === null ? null : +confidence,
+        faces: +element.getAttribute("data-f") || 0,
+        folder: element.getAttribute("data-d"),
+        failed: !element.classList.contains("ok"),
+        suspect: element.classList.contains("suspect")
+      };
+    });
+  }
+
+  function wanted(card, show, folder) {
+    if (folder && card.folder !== folder) return false;
+    switch (show) {
+      case "failed": return card.failed;
+      case "faces": return card.faces > 0;
+      case "suspect": return card.suspect;
+      case "low": return card.confidence !== null && card.confidence < lowConfidence;
+      default: return true;
+    }
+  }
+
+  var collator = typeof Intl !== "undefined" ? new Intl.Collator(undefined, {numeric: true, sensitivity: "base"}) : null;
+
+  // Best first for "-field", lowest first otherwise; pages without a figure (not read, no
+  // words) last either way; ties in input order.
+  function compare(sort) {
+    var descending = sort.charAt(0) === "-";
+    var field = descending ? sort.slice(1) : sort;
+    return function (a, b) {
+      var order = 0;
+      if (field === "name") {
+        order = collator ? collator.compare(a.name, b.name) : (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+      } else {
+        var x = a[field];
+        var y = b[field];
+        if (x === null || y === null) order = x === null ? (y === null ? 0 : 1) : -1;
+        else order = descending ? y - x : x - y;
+      }
+      return order || a.index - b.index;
+    };
+  }
+
+  function chunk(count) {
+    var grid = document.createElement("ol");
+    grid.className = "grid chunk rows-" + Math.min(17, Math.ceil(count / 6));
+    return grid;
+  }
+
+  function arrange() {
+    if (!cards) readCards();
+    var sort = sortField.value;
+    var show = showField.value;
+    var folder = folderField ? folderField.value : "";
+    var kept = cards.filter(function (card) { return wanted(card, show, folder); });
+    cards.forEach(function (card) { card.element.hidden = false; });
+    if (sort) {
+      kept.sort(compare(sort));
+      arranged.textContent = "";
+      for (var start = 0; start < kept.length; start += 100) {
+        var grid = chunk(Math.min(100, kept.length - start));
+        kept.slice(start, start + 100).forEach(function (card) { grid.appendChild(card.element); });
+        arranged.appendChild(grid);
+      }
+      moved = true;
+    } else {
+      if (moved) {
+        cards.forEach(function (card) { card.home.appendChild(card.element); });
+        arranged.textContent = "";
+        moved = false;
+      }
+      var keep = new Set(kept);
+      cards.forEach(function (card) { card.element.hidden = !keep.has(card); });
+      Array.prototype.forEach.call(groupsView.querySelectorAll(".chunk"), function (grid) {
+        grid.hidden = !grid.querySelector(".card:not([hidden])");
+      });
+      Array.prototype.forEach.call(groupsView.querySelectorAll(".group"), function (group) {
+        group.hidden = !group.querySelector(".chunk:not([hidden])");
+      });
+    }
+    groupsView.hidden = !!sort;
+    arranged.hidden = !sort;
+    shownStatus.textContent = kept.length === cards.length ? "" :
+      kept.length + " of " + cards.length + " pages" + (kept.length ? "" : ": none match");
+  }
+
+  if (sortField && showField && groupsView && arranged) {
+    [sortField, showField, folderField].forEach(function (field) {
+      if (field) field.addEventListener("change", arrange);
+    });
+    sortField.form.addEventListener("submit", function (event) { event.preventDefault(); });
+    // A browser restoring the form's choices on going back shows the cards as chosen.
+    window.addEventListener("pageshow", function () {
+      if (sortField.value || showField.value || (folderField && folderField.value)) arrange();
+    });
+  }
 
   // Generated by tests-browser/unicode61_table.py from SQLite 3.40.1; do not edit.
   function unicode61Table() {

@@ -12,8 +12,10 @@ with templates/index.js in headless Chromium from file:// and runs every query t
 BY bm25(t), rowid`. Scores within 1e-9 (relative) count as ties, ordered by page on both sides.
 Also checks that the tokenizer table in index.js is SQLite's (unicode61_table.py --check) and
 that the listing in the page shows the same pages. SQLite is given each query as `gloss search`
-gives it (repeats side by side dropped, at most 64 terms: window.glossQuery.limit), and that
-limit is checked against the cases `gloss search`'s tests use too (query_limits.json); a query
+gives it (read as plain phrases unless it uses FTS5's syntax, or as written with --fts; then
+repeats side by side dropped, at most 64 terms: window.glossQuery.prepare), each query both ways,
+and the reading and the limit are checked against the cases `gloss search`'s tests use too
+(query_rule.json, query_limits.json); a query
 of 20,000 words and one past the time limit must come back at once, refused or stopped. Then the same again with N (default 300)
 random queries over random pages (fixed seed), to reach combinations no list thinks of. Needs python3-selenium, chromium and
 chromium-driver; without them it says so and exits 0. The last line is "N passed, N failed".
@@ -82,13 +84,20 @@ QUERIES = [
     # barewords FTS5 splits with the tokenizer
     "a_b", "snake_case", "quick—brown", "—", "quick —", "— OR quick", "quick AND —", "\"\"",
     "harbour \"\"", "quick\u3000brown", "NEAR", "near", "and", "\"AND\"", "\"a\"\"b\"",
-    # refused by FTS5
+    # refused by FTS5 as written (--fts); plain phrases otherwise, unless they use an operator
     "quick-brown", "e.g.", "Café's", "don't", "(quick", "quick)", "\"quick", "quick AND",
     "OR quick", "()", "quick (fox)", "(quick) fox", "*", "quick NOT NOT fox", "12:30",
     "quick AND OR fox", "NOT quick", "harbour!", "#harbour", "quick\fbrown", "+quick",
+    # what people type: punctuation inside and around words
+    "quick-", "harbour)", "e-mail", "Café's terrace", "don't miss", "\"the quick brown", "12:30 harbour",
+    "quick-brown fox", "(harbour master)", "title:harbour", "-harbour", "quick—brown", "museum (12 euros)",
+    "\"quick-brown\" OR oranges", "caf* don't", "RESEARCH-AND-DEVELOPMENT", "and or not",
 ]
-UI_QUERIES = ["harbour", "quick NOT harbour", "caf*", "Café's", "harbour harbour"]
+UI_QUERIES = ["harbour", "quick NOT harbour", "caf*", "Café's", "harbour harbour", "don't", "harbour)", "12:30",
+              "quick AND"]
 LIMITS = json.load(open(os.path.join(ROOT, "tests-browser/query_limits.json"), encoding="utf-8"))
+# How a query is read (plain phrases, or FTS5's syntax when it uses it), as gloss search reads it.
+RULE = json.load(open(os.path.join(ROOT, "tests-browser/query_rule.json"), encoding="utf-8"))
 # Repeats dropped before FTS5 and the browser see them, and too many terms refused by both.
 QUERIES += [case[0] for case in LIMITS["cases"] if "NEAR(" not in case[0]] + [
     " ".join(["harbour"] * 20000), " ".join(["\"quick brown\""] * 300) + " fox", "the the NOT harbour harbour",
@@ -176,7 +185,7 @@ def write_report(folder, pages, terms, shard_count=3):
     shutil.copy(os.path.join(ROOT, "templates/gloss.css"), os.path.join(folder, "assets"))
     html = open(os.path.join(ROOT, "templates/index.html"), encoding="utf-8").read()
     for slot, value in {"csp": CSP, "assets": "assets/", "data": "data/", "summary": "conformance",
-                        "failures": "", "pages": "<p>pages</p>"}.items():
+                        "failures": "", "folders": "", "pages": "<p>pages</p>"}.items():
         html = html.replace("{{%s}}" % slot, value)
     open(os.path.join(folder, "index.html"), "w", encoding="utf-8").write(html)
     size = (len(pages) + shard_count - 1) // shard_count
@@ -266,20 +275,20 @@ def main():
                 raise SystemExit("the shards did not load")
             time.sleep(0.05)
 
-    def limited(query):
-        """What gloss search hands FTS5, or {"error"} when it refuses the query."""
-        return driver.execute_script("try { return {query: window.glossQuery.limit(arguments[0])}; }"
-                                     " catch (e) { return {error: e.message}; }", query)
+    def limited(query, fts=False):
+        """What gloss search (with --fts, or not) hands FTS5, or {"error"} when it refuses the query."""
+        return driver.execute_script("try { return {query: window.glossQuery.prepare(arguments[0], arguments[1])}; }"
+                                     " catch (e) { return {error: e.message}; }", query, fts)
 
-    def compare(db, query):
+    def compare(db, query, fts=False):
         nonlocal compared, errors
         started = time.time()
-        ours = driver.execute_script("return window.glossSearch.evaluate(arguments[0])", query)
+        ours = driver.execute_script("return window.glossSearch.evaluate(arguments[0], undefined, arguments[1])", query, fts)
         took = time.time() - started
-        given = limited(query)
+        given = limited(query, fts)
         truth = sqlite_answer(db, given["query"]) if "query" in given else {"error": given["error"], "pages": [], "scores": []}
         compared += 1
-        name = "query %r" % (query if len(query) < 80 else query[:80] + "…")
+        name = ("--fts " if fts else "") + "query %r" % (query if len(query) < 80 else query[:80] + "…")
         if took > 2.5:
             report(False, name, "took %.1f s, above the browser's time limit" % took)
             return
@@ -322,11 +331,17 @@ def main():
         report(not bad, "tokenizer gives FTS5's terms for every page", ", ".join(bad))
 
         for query, expected in LIMITS["cases"]:
-            given = limited(query)
+            given = driver.execute_script("try { return {query: window.glossQuery.limit(arguments[0])}; }"
+                                          " catch (e) { return {error: e.message}; }", query)
             report(given.get("query") == expected and ("error" in given) == (expected is None),
                    "limit of %r" % query[:80], "browser %r, gloss search %r" % (given, expected))
+            report(limited(query, True) == given, "--fts takes %r as written" % query[:80])
+        for query, expected in RULE["cases"]:
+            given = limited(query)
+            report(given.get("query") == expected, "reading of %r" % query, "browser %r, gloss search %r" % (given, expected))
         for query in QUERIES:
             compare(db, query)
+            compare(db, query, fts=True)
         listed = compared
 
         # A search still running at its time limit is stopped, and says so.
@@ -372,8 +387,8 @@ def main():
             db, terms = build_index(pages)
             shutil.rmtree(folder)
             open_report(folder, pages, terms)
-            for _ in range(args.fuzz):
-                compare(db, random_query(rng))
+            for number in range(args.fuzz):
+                compare(db, random_query(rng), fts=number % 2 == 1)
     finally:
         driver.quit()
         if not args.keep:

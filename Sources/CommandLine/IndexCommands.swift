@@ -9,6 +9,7 @@ import GlossReports
 extension GlossCommand {
     static let searchOptions: [OptionSpec] = [
         .flag("json", "print the results as JSON, for scripts"),
+        .flag("fts", "read QUERY as FTS5 syntax as written, even when it looks like plain words"),
         .option("faces", value: "N", "only pages with at least N faces (with no QUERY: list those pages)"),
         .option("limit", short: "n", value: "N", "at most N pages (default: 20)"),
         .option("time-limit", value: "SECONDS", "stop a search still running after this long (default: 10)"),
@@ -20,12 +21,16 @@ extension GlossCommand {
         if arguments.has("help") {
             print(helpText(usage: "gloss search DIR QUERY [options]",
                            summary: """
-                               Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is an FTS5 query:
-                               words (all must occur), "a phrase", prefix*, OR, NOT, AND and parentheses; case and accents
-                               do not matter; a word repeated next to itself counts once, and a query may look for at
-                               most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by bm25. Exit status: 0 when
-                               something matched, 1 when nothing did, 2 when the search could not be made (a wrong
-                               command line or query, a missing or damaged database, the time limit).
+                               Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is words, all of
+                               which must occur, and "quoted phrases", punctuation included (don't, e-mail, 12:30 each
+                               find the phrase of their words). It is read as an FTS5 query only when it uses FTS5's
+                               syntax on purpose: AND, OR or NOT in capitals, NEAR(, a * ending a word or a "phrase"*
+                               (prefix), or a ^ starting one (first word); then parentheses group, and words holding
+                               punctuation must be quoted. --fts reads every QUERY as FTS5 syntax (also + and column
+                               filters). Case and accents do not matter; a word repeated next to itself counts once, and
+                               a query may look for at most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by
+                               bm25. Exit status: 0 when something matched, 1 when nothing did, 2 when the search could
+                               not be made (a wrong command line or query, a missing or damaged database, the time limit).
                                """,
                            options: searchOptions), terminator: "")
             return 0
@@ -41,7 +46,8 @@ extension GlossCommand {
         let index = try BatchIndex(folder: folder, create: false)
         let results: [SearchOutput.Result]
         if let query {
-            results = try index.search(query, minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
+            results = try index.search(query, syntax: arguments.has("fts") ? .fts : .automatic,
+                                       minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
                 .map(SearchOutput.Result.init)
         } else {
             results = try index.pages(withAtLeastFaces: minimumFaces ?? 0).prefix(limit).map(SearchOutput.Result.init)

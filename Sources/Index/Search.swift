@@ -54,14 +54,16 @@ extension BatchIndex {
     /// 10,000-page batch (README, "Searching a batch"), so only a pathological query meets it.
     public static let defaultSearchTimeLimit = Duration.seconds(10)
 
-    /// Pages matching an FTS5 query (words, "phrases", prefix*, AND, OR, NOT, parentheses),
-    /// ranked by bm25 and then in input order; with `minimumFaces`, only pages with that many.
+    /// Pages matching a query, ranked by bm25 and then in input order; with `minimumFaces`, only
+    /// pages with that many. The query is words and "phrases", punctuation and all, or FTS5's
+    /// syntax (prefix*, AND, OR, NOT, NEAR, parentheses) when it uses it or `syntax` is `.fts`
+    /// (see `QuerySyntax`).
     ///
     /// A term repeated next to itself counts once, and a query of more than `maximumQueryTerms`
     /// terms is a `QueryError`; a search still running after `timeLimit` is a `SearchTimeError`.
-    public func search(_ query: String, minimumFaces: Int = 0, limit: Int = 20,
+    public func search(_ query: String, syntax: QuerySyntax = .automatic, minimumFaces: Int = 0, limit: Int = 20,
                        timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
-        let limited = try SearchQuery(query)
+        let limited = try SearchQuery(query, syntax: syntax)
         do {
             return try database.withTimeLimit(timeLimit) {
                 try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit)

@@ -15,10 +15,12 @@ struct SearchQuery {
     /// What FTS5 runs: the query itself unless a repeat was dropped.
     let text: String
 
-    /// Drops repeats, and throws a `QueryError` when more than `maximumTerms` terms remain.
-    /// A query FTS5 would refuse (a character it does not know, an unterminated string, a
-    /// leading `*`) is left as it is, for FTS5 to say why.
-    init(_ query: String) throws {
+    /// Reads `query` by `syntax` (see `QuerySyntax`), drops repeats, and throws a `QueryError`
+    /// when more than `maximumTerms` terms remain. A query in FTS5's syntax that FTS5 would
+    /// refuse (a character it does not know, an unterminated string, a leading `*`) is left as
+    /// it is, for FTS5 to say why.
+    init(_ typed: String, syntax: QuerySyntax = .automatic) throws {
+        let query = syntax == .fts || Self.isDeliberate(typed) ? typed : Self.phrases(of: typed)
         guard !query.hasPrefix("*"), let lexemes = Lexeme.split(query) else {
             text = query
             return
@@ -48,11 +50,91 @@ struct SearchQuery {
             index = end
         }
         guard terms <= Self.maximumTerms else {
-            throw QueryError(query: query, reason: "it looks for \(terms) terms (words, phrases, prefixes); "
+            throw QueryError(query: typed, reason: "it looks for \(terms) terms (words, phrases, prefixes); "
                              + "at most \(Self.maximumTerms) are allowed")
         }
         text = dropped ? kept.map { String($0.raw) }.joined(separator: " ") : query
     }
+}
+
+/// How a query is read: what people type, or FTS5's own syntax.
+///
+/// `automatic` reads a query as FTS5 syntax only when it uses that syntax on purpose: outside
+/// double quotes it holds `AND`, `OR` or `NOT` as a word of its own in capitals, `NEAR(`, a
+/// `*` ending a word or a quoted phrase (a prefix, `qui*`, `"quick bro"*`), or a `^` starting
+/// one (the page's first word, `^the`). Words are what lies between spaces, double quotes and
+/// parentheses. Any other query is a list of phrases: each
+/// word, and each "quoted phrase" (an unclosed quote runs to the end), is searched as the phrase
+/// of its tokens, all of them on the page, so `don't`, `quick-brown`, `12:30`, `e-mail`,
+/// `harbour)` and `Smith (1923)` find what they say rather than being refused or read as
+/// column filters. `templates/index.js` (`window.glossQuery.read`) applies the same rule.
+public enum QuerySyntax: Sendable {
+    case automatic
+    /// FTS5's query syntax as written: phrases, prefixes, AND/OR/NOT, NEAR, parentheses,
+    /// `^`, `+` and column filters (`gloss search --fts`).
+    case fts
+}
+
+extension SearchQuery {
+    /// Whether `query` uses FTS5's syntax on purpose (see `QuerySyntax.automatic`).
+    static func isDeliberate(_ query: String) -> Bool {
+        let scalars = Array(query.unicodeScalars)
+        var quoted = false, word: [Unicode.Scalar] = []
+        /// Whether `word`, followed by `next`, is an operator.
+        func isOperator(_ word: [Unicode.Scalar], before next: Unicode.Scalar?) -> Bool {
+            let text = String(String.UnicodeScalarView(word))
+            return text == "AND" || text == "OR" || text == "NOT" || (text == "NEAR" && next == "(")
+        }
+        func isBareword(at index: Int) -> Bool { index < scalars.count && Lexeme.isBareword(scalars[index]) }
+        func isQuote(at index: Int) -> Bool { index < scalars.count && scalars[index] == "\"" }
+        for (index, scalar) in scalars.enumerated() {
+            if scalar == "\"" {
+                if !quoted && isOperator(word, before: scalar) { return true }
+                // A `*` straight after a closing quote makes the phrase a prefix.
+                if quoted && index + 1 < scalars.count && scalars[index + 1] == "*" && !isBareword(at: index + 2) {
+                    return true
+                }
+                quoted.toggle()
+                word = []
+            } else if quoted {
+                continue
+            } else if Self.separators.contains(scalar) {
+                if isOperator(word, before: scalar) { return true }
+                word = []
+            } else if scalar == "*", let last = word.last, Lexeme.isBareword(last), !isBareword(at: index + 1) {
+                return true
+            } else if scalar == "^", word.isEmpty, isBareword(at: index + 1) || isQuote(at: index + 1) {
+                return true
+            } else {
+                word.append(scalar)
+            }
+        }
+        return isOperator(word, before: nil)
+    }
+
+    /// `query` read as phrases: each word and each quoted phrase becomes one FTS5 string.
+    static func phrases(of query: String) -> String {
+        var phrases: [String] = [], current = "", quoted = false
+        func close() {
+            if !current.isEmpty { phrases.append("\"" + current + "\"") }
+            current = ""
+        }
+        for scalar in query.unicodeScalars {
+            if scalar == "\"" {
+                close()
+                quoted.toggle()
+            } else if !quoted && Self.separators.contains(scalar) {
+                close()
+            } else {
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        close()
+        return phrases.isEmpty ? "\"\"" : phrases.joined(separator: " ")
+    }
+
+    /// What separates words outside quotes: FTS5's whitespace, and parentheses.
+    private static let separators: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "(", ")"]
 }
 
 /// One of FTS5's query tokens (`fts5ExprGetToken`), as far as finding phrases needs them.
@@ -114,7 +196,7 @@ private struct Lexeme {
     ]
 
     /// FTS5's bareword characters: ASCII letters and digits, `_`, U+001A and anything beyond ASCII.
-    private static func isBareword(_ scalar: Unicode.Scalar) -> Bool {
+    static func isBareword(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value >= 0x80 || scalar.value == 0x1A || scalar == "_"
             || ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar)
     }

@@ -2,17 +2,23 @@ import GlossContract
 import GlossGeometry
 import GlossTemplates
 
-/// The batch index: a thumbnail and counts for every page, the pages that could not be read
-/// with their reasons, and a search across the whole batch.
+/// The batch index: a thumbnail and labelled counts for every page, grouped by input folder
+/// (a file of several pages is a group of its own), the pages that could not be read with their
+/// reasons, links to the batch's data, and a search across the whole batch. `assets/index.js`
+/// sorts and filters the cards in the browser from their `data-` attributes.
+///
+/// Titles are relative to the folder the batch's inputs share (`SourceNames`), the full source
+/// in a tooltip; "· page N" only for a file of several pages.
 ///
 /// The search text is not in this file: `assets/index.js` loads `BatchData`'s shards only when
 /// someone searches, so the index of a 5,000-page batch opens as fast as a small one.
 ///
-/// The cards come in groups of `groupSize`, each its own grid that the browser lays out and
-/// paints only near the viewport (`content-visibility` on the group, in `gloss.css`). Measured
-/// on 5,000 pages in Chromium, skipping each card instead cost more than it saved: 0.8 to 1.5 s of
-/// style work at load and 80 to 160 ms per frame while scrolling; skipping groups of 100 cost
-/// 20 ms at load and kept scrolling at the frame rate.
+/// A group's cards come in chunks of at most `chunkSize`, each its own grid that the browser
+/// lays out and paints only near the viewport (`content-visibility` on the chunk, in `gloss.css`,
+/// which estimates an unpainted chunk's height from its `rows-N` class). Measured on 5,000 pages
+/// in Chromium, skipping each card instead cost more than it saved: 0.8 to 1.5 s of style work at
+/// load and 80 to 160 ms per frame while scrolling; skipping chunks of 100 cost 20 ms at load
+/// and kept scrolling at the frame rate.
 public struct BatchIndexView {
     public struct Entry: Sendable {
         public var source: String
@@ -44,20 +50,23 @@ public struct BatchIndexView {
             self.suspect = suspect
         }
 
-        var title: String { "\(source) · page \(pageIndex + 1)" }
     }
 
     public var entries: [Entry]
-    /// Cards per group; a batch of more than one group heads each with the range of its pages.
-    static let groupSize = 100
+    /// Cards per chunk of a group.
+    static let chunkSize = 100
+    /// The widest grid the `rows-N` estimate assumes, in cards.
+    static let columns = 6
     /// Where `ReportAssets.files` and `BatchData.files` are, relative to the index, ending in a slash.
     public var assetsPath: String
     public var dataPath: String
+    let names: SourceNames
 
     public init(entries: [Entry], assetsPath: String = "assets/", dataPath: String = "data/") {
         self.entries = entries
         self.assetsPath = assetsPath
         self.dataPath = dataPath
+        names = SourceNames(pages: entries.map { ($0.source, $0.pageIndex) })
     }
 
     public func render() -> String {
@@ -70,53 +79,116 @@ public struct BatchIndexView {
             words == 1 ? "1 word" : "\(words) words",
             faces == 1 ? "1 face" : "\(faces) faces",
         ].joined(separator: " · ")
+        let groups = self.groups()
+        let folderNumbers = Dictionary(uniqueKeysWithValues: groups.folders.enumerated().map { ($1, $0) })
         return Template(source: Templates.index).render([
             "csp": HTML(escaping: ContentPolicy.meta),
             "assets": HTML(escaping: assetsPath),
             "data": HTML(escaping: dataPath),
             "summary": HTML(escaping: summary),
             "failures": failureList(failures),
-            "pages": pageGroups(),
+            "folders": folderChoice(groups.folders),
+            "pages": HTML.joined(groups.list.map { render($0, folders: folderNumbers) }),
         ])
     }
 
-    private func pageGroups() -> HTML {
-        let starts = Array(stride(from: 0, to: entries.count, by: Self.groupSize))
-        let groups = starts.map { start in
-            let end = min(start + Self.groupSize, entries.count)
-            let heading = starts.count > 1 ? "<h3>Pages \(start + 1)–\(end)</h3>\n" : ""
-            return HTML(trusted: "<div class=\"group\">\n\(heading)<ol class=\"grid\">\n")
-                + HTML.joined(entries[start..<end].map(card)) + HTML(trusted: "\n</ol>\n</div>")
+    /// Pages under one heading: a folder's single-page files, or the pages of one file.
+    struct Group {
+        var heading: String
+        var entries: [Entry]
+    }
+
+    /// The groups in the order their first page comes, and the folders in that order.
+    func groups() -> (list: [Group], folders: [String]) {
+        var list: [Group] = [], position: [String: Int] = [:]
+        var folders: [String] = [], seen: Set<String> = []
+        for entry in entries {
+            let folder = names.folder(of: entry.source)
+            if seen.insert(folder).inserted { folders.append(folder) }
+            let multiPage = names.isMultiPage(entry.source)
+            let key = (multiPage ? "file:" : "folder:") + (multiPage ? entry.source : folder)
+            if let index = position[key] {
+                list[index].entries.append(entry)
+            } else {
+                position[key] = list.count
+                list.append(Group(heading: multiPage ? names.name(of: entry.source) : folder, entries: [entry]))
+            }
         }
-        return HTML.joined(groups)
+        return (list, folders)
+    }
+
+    private func render(_ group: Group, folders: [String: Int]) -> HTML {
+        let count = group.entries.count == 1 ? "1 page" : "\(group.entries.count) pages"
+        let chunks = stride(from: 0, to: group.entries.count, by: Self.chunkSize).map { start in
+            let slice = group.entries[start..<min(start + Self.chunkSize, group.entries.count)]
+            let rows = (slice.count + Self.columns - 1) / Self.columns
+            return HTML(trusted: "<ol class=\"grid chunk rows-\(rows)\">\n")
+                + HTML.joined(slice.map { card($0, folders: folders) }) + HTML(trusted: "\n</ol>")
+        }
+        return HTML(trusted: "<section class=\"group\">\n<h3>") + HTML(escaping: group.heading)
+            + HTML(trusted: " <span class=\"count\">\(count)</span></h3>\n") + HTML.joined(chunks) + HTML(trusted: "\n</section>")
+    }
+
+    /// The folder filter, when there is more than one folder to choose from.
+    private func folderChoice(_ folders: [String]) -> HTML {
+        guard folders.count > 1 else { return HTML(trusted: "") }
+        let options = folders.enumerated().map { index, folder in
+            HTML(trusted: "<option value=\"\(index)\">") + HTML(escaping: folder) + HTML(trusted: "</option>")
+        }
+        return HTML(trusted: "<label>Folder <select id=\"folder\"><option value=\"\">All folders</option>")
+            + HTML.joined(options, separator: "") + HTML(trusted: "</select></label>")
     }
 
     private func failureList(_ failures: [Entry]) -> HTML {
         guard !failures.isEmpty else { return HTML(trusted: "") }
         let items = failures.map { entry in
-            HTML(trusted: "<li><span class=\"badge \(entry.status.rawValue)\">\(entry.status.rawValue)</span> <strong>")
-                + HTML(escaping: entry.title) + HTML(trusted: "</strong> <span class=\"reason\">")
-                + HTML(escaping: entry.error ?? "") + HTML(trusted: "</span></li>")
+            HTML(trusted: "<li><span class=\"badge \(entry.status.rawValue)\">\(entry.status.rawValue)</span> <strong title=\"")
+                + HTML(escaping: PageReport.title(source: entry.source, pageIndex: entry.pageIndex)) + HTML(trusted: "\">")
+                + HTML(escaping: names.title(source: entry.source, pageIndex: entry.pageIndex))
+                + HTML(trusted: "</strong> <span class=\"reason\">") + HTML(escaping: entry.error ?? "") + HTML(trusted: "</span></li>")
         }
         return HTML(trusted: "<section class=\"failures\"><h2>Not read (\(failures.count))</h2><ul>")
             + HTML.joined(items) + HTML(trusted: "</ul></section>")
     }
 
-    private func card(_ entry: Entry) -> HTML {
+    /// The title with a break allowed after each `/`, the folders muted: long paths wrap
+    /// between folders, not inside a word.
+    private func title(of entry: Entry) -> HTML {
+        let title = names.title(source: entry.source, pageIndex: entry.pageIndex)
+        guard let slash = title.lastIndex(of: "/") else { return HTML(escaping: title) }
+        let folders = title[...slash].split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            .map { HTML(escaping: String($0) + "/") + HTML(trusted: "<wbr>") }
+        return HTML(trusted: "<span class=\"path\">") + HTML.joined(folders, separator: "") + HTML(trusted: "</span>")
+            + HTML(escaping: String(title[title.index(after: slash)...]))
+    }
+
+    private func card(_ entry: Entry, folders: [String: Int]) -> HTML {
         let thumbnail = entry.imagePath.map {
-            HTML(trusted: "<img src=\"") + HTML(escaping: $0) + HTML(trusted: "\" alt=\"\" loading=\"lazy\" decoding=\"async\">")
+            HTML(trusted: "<img src=\"") + HTML(escaping: $0)
+                + HTML(trusted: "\" alt=\"\" width=\"320\" height=\"320\" loading=\"lazy\" decoding=\"async\">")
         } ?? HTML(trusted: "<span class=\"no-image\">\(entry.status == .ok ? "no image" : entry.status.rawValue)</span>")
-        let name = HTML(trusted: "<span class=\"thumb\">") + thumbnail + HTML(trusted: "</span><span class=\"name\">")
-            + HTML(escaping: entry.title) + HTML(trusted: "</span>")
+        let name = HTML(trusted: "<span class=\"thumb\">") + thumbnail + HTML(trusted: "</span><span class=\"name\" title=\"")
+            + HTML(escaping: PageReport.title(source: entry.source, pageIndex: entry.pageIndex)) + HTML(trusted: "\">")
+            + title(of: entry) + HTML(trusted: "</span>")
         let body = entry.htmlPath.map {
             HTML(trusted: "<a href=\"") + HTML(escaping: $0) + HTML(trusted: "\">") + name + HTML(trusted: "</a>")
         } ?? name
-        var counts = [entry.wordCount == 1 ? "1 word" : "\(entry.wordCount) words"]
-        if let mean = entry.meanConfidence { counts.append(DecimalText.format(mean, maximumFractionDigits: 1) + "%") }
-        if entry.faceCount > 0 { counts.append(entry.faceCount == 1 ? "1 face" : "\(entry.faceCount) faces") }
-        if entry.status != .ok { counts = [entry.status.rawValue] }
-        let countList = HTML.joined(counts.map { HTML(trusted: "<span>") + HTML(escaping: $0) + HTML(trusted: "</span>") }, separator: "")
-        return HTML(trusted: "<li class=\"card \(entry.status.rawValue)\">") + body
-            + HTML(trusted: "<span class=\"counts\">") + countList + HTML(trusted: "</span></li>")
+        var counts: [String] = []
+        if entry.suspect { counts.append("<span class=\"badge suspect\" title=\"A large inked area has no words\">suspect</span>") }
+        if entry.status != .ok {
+            counts.append("<span>\(entry.status.rawValue)</span>")
+        } else {
+            counts.append("<span>" + (entry.wordCount == 1 ? "1 word" : "\(entry.wordCount) words") + "</span>")
+            if let mean = entry.meanConfidence {
+                counts.append("<span>\(DecimalText.format(mean, maximumFractionDigits: 0))% mean confidence</span>")
+            }
+            if entry.faceCount > 0 { counts.append("<span>" + (entry.faceCount == 1 ? "1 face" : "\(entry.faceCount) faces") + "</span>") }
+        }
+        var data = " data-w=\"\(entry.wordCount)\" data-f=\"\(entry.faceCount)\""
+        if let mean = entry.meanConfidence { data += " data-c=\"\(DecimalText.format(mean, maximumFractionDigits: 2))\"" }
+        if let folder = folders[names.folder(of: entry.source)] { data += " data-d=\"\(folder)\"" }
+        let classes = "card \(entry.status.rawValue)" + (entry.suspect ? " suspect" : "")
+        return HTML(trusted: "<li class=\"\(classes)\"\(data)>") + body
+            + HTML(trusted: "<span class=\"counts\">" + counts.joined() + "</span></li>")
     }
 }

@@ -86,7 +86,7 @@ let archive = [
     @Test(arguments: ["don't", "\"unbalanced", "harbour AND", "(staff", "title:harbour", "*"])
     func aBadQueryIsAQueryErrorNamingTheQuery(query: String) throws {
         let scratch = try ScratchIndex(archive)
-        #expect { try scratch.index.search(query) } throws: { error in
+        #expect { try scratch.index.search(query, syntax: .fts) } throws: { error in
             guard let error = error as? QueryError else { return false }
             return error.description.hasPrefix("invalid query \"\(query)\"") && !error.reason.contains("fts5:")
         }

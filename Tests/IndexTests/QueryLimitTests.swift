@@ -24,9 +24,9 @@ import Testing
         for pair in Self.shared.cases {
             let query = try #require(pair[0])
             if let expected = pair[1] {
-                #expect(try SearchQuery(query).text == expected, "\(query)")
+                #expect(try SearchQuery(query, syntax: .fts).text == expected, "\(query)")
             } else {
-                #expect(throws: QueryError.self, "\(query)") { try SearchQuery(query) }
+                #expect(throws: QueryError.self, "\(query)") { try SearchQuery(query, syntax: .fts) }
             }
         }
     }

@@ -62,6 +62,11 @@ struct IndexedBatchTests {
         #expect(bad.status == 2)
         #expect(bad.standardError.split(separator: "\n").count == 1, "\(bad.standardError)")
         #expect(bad.standardError.hasPrefix("gloss: invalid query \"staff AND\": "))
+
+        // Punctuation typed in plain words is searched; --fts reads the query as FTS5 syntax.
+        #expect(try Self.search(output, "staff-changes").results.map(\.page) == [2])
+        #expect(try Gloss.run(["search", output, "staff-"]).status == 0)
+        #expect(try Gloss.run(["search", output, "staff-", "--fts"]).status == 2)
     }
 
     static func contents(of folder: String) throws -> [[[String]]] {

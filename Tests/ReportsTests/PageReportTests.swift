@@ -94,7 +94,8 @@ struct HTMLTests {
                                  wordCount: 0, meanConfidence: nil, faceCount: 0, htmlPath: nil),
         ]
         let html = BatchIndexView(entries: entries).render()
-        #expect(html.contains("<a href=\"pages/a.html\"><span class=\"thumb\"><span class=\"no-image\">no image</span></span><span class=\"name\">a.png · page 1</span></a>"))
+        #expect(html.contains("<a href=\"pages/a.html\"><span class=\"thumb\"><span class=\"no-image\">no image</span></span><span class=\"name\" title=\"a.png · page 1\">a.png</span></a>"))
+        #expect(html.contains("<strong title=\"&lt;b&gt;.png · page 1\">&lt;b&gt;.png</strong>"))
         #expect(html.contains("&lt;b&gt;.png: file is empty"))
         #expect(html.contains("<h2>Not read (1)</h2>"))
         #expect(html.contains("2 pages · 1 not read · 12 words · 0 faces"))

@@ -77,15 +77,20 @@ struct ViewerTests {
         #expect(html.contains("<h1>bad.png · page 3</h1>"))
     }
 
-    @Test func theIndexShowsThumbnailsAndCounts() {
+    @Test func theIndexShowsLazyThumbnailsLabelledCountsAndDownloads() {
         let html = BatchIndexView(entries: [
-            BatchIndexView.Entry(source: "a.png", pageIndex: 0, status: .ok, error: nil, wordCount: 1, meanConfidence: 91.25,
-                                 faceCount: 2, htmlPath: "pages/a.html", imagePath: "pages/a.png"),
+            BatchIndexView.Entry(source: "/in/a.png", pageIndex: 0, status: .ok, error: nil, wordCount: 1, meanConfidence: 91.25,
+                                 faceCount: 2, htmlPath: "pages/a.html", imagePath: "pages/a.png", suspect: true),
         ]).render()
         Self.expectNoInlineCode(html)
-        #expect(html.contains("<img src=\"pages/a.png\" alt=\"\" loading=\"lazy\" decoding=\"async\">"))
-        #expect(html.contains("<span>1 word</span><span>91.3%</span><span>2 faces</span>"))
+        #expect(html.contains("<img src=\"pages/a.png\" alt=\"\" width=\"320\" height=\"320\" loading=\"lazy\" decoding=\"async\">"))
+        #expect(html.contains("<span>1 word</span><span>91% mean confidence</span><span>2 faces</span>"))
+        #expect(html.contains("<li class=\"card ok suspect\" data-w=\"1\" data-f=\"2\" data-c=\"91.25\" data-d=\"0\">"))
+        #expect(html.contains(">suspect</span>"))
+        #expect(html.contains("<span class=\"name\" title=\"/in/a.png · page 1\">a.png</span>"), "a single page has no page number")
+        #expect(html.contains("<a href=\"gloss.json\"") && html.contains("<a href=\"gloss.sqlite\""))
         #expect(html.contains("<body class=\"index-body\" data-search=\"data/\">"))
+        #expect(!html.contains("<select id=\"folder\">"), "one folder needs no folder filter")
         #expect(!html.contains("Not read"))
     }
 
@@ -102,17 +107,54 @@ struct ViewerTests {
         #expect(PageView(report: report, imagePath: nil).render().contains("<dt>total</dt><dd>110 ms</dd>"))
     }
 
-    @Test func aLongBatchIsShownInGroupsOfAHundred() {
-        let entries = (0..<250).map {
-            BatchIndexView.Entry(source: "p\($0).png", pageIndex: 0, status: .ok, error: nil, wordCount: 1,
-                                 meanConfidence: 90, faceCount: 0, htmlPath: "pages/p\($0).html")
+    @Test func pagesAreGroupedByFolderOrFileInChunksOfAHundred() {
+        func entry(_ source: String, page: Int = 0) -> BatchIndexView.Entry {
+            BatchIndexView.Entry(source: source, pageIndex: page, status: .ok, error: nil, wordCount: 1,
+                                 meanConfidence: 90, faceCount: 0, htmlPath: "pages/p.html")
+        }
+        let entries = (0..<250).map { entry("/data/in/scans/p\($0).png") }
+            + [entry("/data/in/photos/a.jpg"), entry("/data/in/scans/book.tif"), entry("/data/in/scans/book.tif", page: 1),
+               entry("/data/in/scans/q.png")]
+        let html = BatchIndexView(entries: entries).render()
+        let headings = html.components(separatedBy: "<h3>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        #expect(headings == ["scans/ ", "photos/ ", "scans/book.tif "])
+        #expect(html.contains("<h3>scans/ <span class=\"count\">251 pages</span></h3>"))
+        let chunks = html.components(separatedBy: "<ol class=\"grid chunk ").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(chunks == ["rows-17", "rows-17", "rows-9", "rows-1", "rows-1"])
+        #expect(html.components(separatedBy: "<li class=\"card").count - 1 == 254, "every page has its card")
+        #expect(html.contains("<span class=\"path\">scans/<wbr></span>p7.png</span>"))
+        #expect(html.contains("<span class=\"path\">scans/<wbr></span>book.tif · page 2</span>"))
+        #expect(html.contains("<select id=\"folder\"><option value=\"\">All folders</option><option value=\"0\">scans/</option><option value=\"1\">photos/</option></select>"))
+        #expect(html.contains("data-d=\"1\"><a href=\"pages/p.html\"><span class=\"thumb\"><span class=\"no-image\">no image</span></span><span class=\"name\" title=\"/data/in/photos/a.jpg · page 1\">"))
+    }
+
+    @Test func fiveThousandPagesRenderInChunks() {
+        let entries = (0..<5_000).map {
+            BatchIndexView.Entry(source: "/batch/folder\($0 / 1_000)/p\($0).png", pageIndex: 0, status: .ok, error: nil,
+                                 wordCount: $0, meanConfidence: 90, faceCount: 0, htmlPath: "pages/p\($0).html",
+                                 imagePath: "pages/p\($0).png")
         }
         let html = BatchIndexView(entries: entries).render()
-        #expect(html.components(separatedBy: "<div class=\"group\">").count - 1 == 3)
-        #expect(html.contains("<h3>Pages 101–200</h3>") && html.contains("<h3>Pages 201–250</h3>"))
-        #expect(html.components(separatedBy: "href=\"pages/p").count - 1 == 250, "every page has its card")
-        let short = BatchIndexView(entries: Array(entries.prefix(100))).render()
-        #expect(!short.contains("<h3>Pages"), "one group needs no heading")
+        #expect(html.components(separatedBy: "<section class=\"group\">").count - 1 == 5)
+        #expect(html.components(separatedBy: "<ol class=\"grid chunk rows-17\">").count - 1 == 50)
+        #expect(html.components(separatedBy: "loading=\"lazy\"").count - 1 == 5_000)
+    }
+
+    @Test func sourcesAreNamedRelativeToTheFolderTheyShare() {
+        let names = SourceNames(pages: [("/home/ana/scans/2024/a.png", 0), ("/home/ana/scans/b.tif", 0), ("/home/ana/scans/b.tif", 1),
+                                        ("https://example.org/iiif/c.jpg?size=full#x", 0), ("/home/ana/scans/d.tif", 1)])
+        #expect(names.name(of: "/home/ana/scans/2024/a.png") == "2024/a.png")
+        #expect(names.title(source: "/home/ana/scans/2024/a.png", pageIndex: 0) == "2024/a.png")
+        #expect(names.title(source: "/home/ana/scans/b.tif", pageIndex: 1) == "b.tif · page 2")
+        #expect(names.title(source: "/home/ana/scans/d.tif", pageIndex: 1) == "d.tif · page 2", "a later page of a file is numbered")
+        #expect(names.folder(of: "/home/ana/scans/b.tif") == "scans/")
+        #expect(names.folder(of: "/home/ana/scans/2024/a.png") == "2024/")
+        #expect(names.name(of: "https://example.org/iiif/c.jpg?size=full#x") == "example.org/iiif/c.jpg")
+        #expect(names.folder(of: "https://example.org/iiif/c.jpg?size=full#x") == "example.org/iiif/")
+        let one = SourceNames(pages: [("/tmp/in/only.png", 0)])
+        #expect(one.title(source: "/tmp/in/only.png", pageIndex: 0) == "only.png")
+        #expect(one.folder(of: "/tmp/in/only.png") == "in/")
+        #expect(SourceNames(pages: [("/a.png", 0)]).folder(of: "/a.png") == "/")
     }
 
     // MARK: search data

@@ -7,7 +7,7 @@ import GlossReports
 
 /// The batch-wide files, written the same way by a running batch and by `merge`.
 enum BatchReport {
-    /// `index.html`: one card per page, in manifest order.
+    /// `index.html`: one card per page, grouped by folder or file in manifest order.
     static func writeIndex(of pages: [ManifestEntry], into layout: OutputLayout) throws {
         let index = BatchIndexView(entries: pages.map {
             BatchIndexView.Entry(
@@ -19,13 +19,24 @@ enum BatchReport {
     }
 
     /// `data/`: the page order for the pages' previous/next links, and the search data the
-    /// index exports.
+    /// index exports, both titled as the index titles its cards (`SourceNames`).
     static func writeSharedData(of pages: [ManifestEntry], searching searchable: [SearchablePage],
                                 into layout: OutputLayout) throws {
+        let names = SourceNames(pages: pages.map { ($0.source, $0.pageIndex) })
+        var titles: [String: String] = [:]
         let order = pages.compactMap { entry in
-            entry.outputs["html"].map { BatchPage(htmlPath: $0, title: PageReport.title(source: entry.source, pageIndex: entry.pageIndex)) }
+            entry.outputs["html"].map { path in
+                let title = names.title(source: entry.source, pageIndex: entry.pageIndex)
+                titles[path] = title
+                return BatchPage(htmlPath: path, title: title)
+            }
         }
-        for file in BatchData.files(for: order, searching: searchable) {
+        let retitled = searchable.map { page in
+            var page = page
+            if let path = page.htmlPath, let title = titles[path] { page.title = title }
+            return page
+        }
+        for file in BatchData.files(for: order, searching: retitled) {
             try AtomicFile.createDirectory((layout.folder + "/" + file.path as NSString).deletingLastPathComponent)
             try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
         }
