@@ -81,7 +81,12 @@ public struct Annotator: Sendable {
         _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
     ) async throws -> BatchManifest {
         defer { events?.finish() }
+        // A path that names nothing is a mistake on the command line: refused before the
+        // output folder is made.
+        let missing = inputs.filter(InputCollector.namesNothing)
+        guard missing.isEmpty else { throw MissingInputError(paths: missing) }
         let layout = OutputLayout(folder: folder)
+        let created = OutputFolderCreation(layout: layout)
         try AtomicFile.createDirectory(layout.pagesFolder)
         // Before anything in the folder is touched (even a killed run's temporary files, which
         // could be another live run's), and before the inputs are walked, so that the lock file
@@ -94,6 +99,11 @@ public struct Annotator: Sendable {
             try BatchSetup(inputs: inputs, layout: layout, shard: shard)
         }
         for skipped in setup.batchFolders { events?.yield(.batchFolderSkipped(skipped)) }
+        // Nothing to read: no batch is made, and what this run created so far goes again.
+        guard setup.collectionSize > 0 else {
+            created.undo()
+            throw EmptyInputError(inputs: inputs)
+        }
         if let rebuilt = setup.rebuilt {
             events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: rebuilt.problem, pages: rebuilt.pages))
         }
@@ -191,6 +201,8 @@ private struct BatchSetup: Sendable {
     var files: [InputCollector.Input]
     var positions: [Int]
     var batchFolders: [String]
+    /// Inputs in the whole collection, all shards together.
+    var collectionSize: Int
     var earlier: EarlierRun
     var rebuilt: (problem: String, pages: Int)?
 
@@ -200,6 +212,11 @@ private struct BatchSetup: Sendable {
         positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         files = positions.map { collection[$0] }
         batchFolders = walk.batchFolders
+        collectionSize = collection.count
+        guard collectionSize > 0 else {
+            earlier = EarlierRun()
+            return
+        }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
         earlier = EarlierRun(layout: layout)
         if let problem = try BatchIndex.damage(in: layout.folder) {
