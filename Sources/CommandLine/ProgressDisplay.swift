@@ -111,33 +111,41 @@ final class ProgressDisplay {
     }
 
     /// The updating line: counts, rate, estimate, time so far, and the page that has been
-    /// running longest, its name shortened in the middle to fit the terminal.
+    /// running longest, its name shortened in the middle to fit the terminal. On a narrow
+    /// terminal the rate goes first, to leave the name room.
     func progressLine() -> String {
         let now = output.now()
         let elapsed = now - started
         let minutes = elapsed.secondsValue / 60
-        var parts = ["\(tally.filesReached.count)/\(tally.files) files", BatchSummary.count(tally.pages, "page"),
-                     "\(tally.failed) failed"]
-        if tally.skipped > 0 { parts.append("\(tally.skipped) already done") }
-        let worked = tally.read
-        if minutes > 0.02, worked > 0 {
-            parts.append("\(Int((Double(worked) / minutes).rounded())) pages/min")
+        var counts = ["\(tally.filesReached.count)/\(tally.files) files", BatchSummary.count(tally.pages, "page"),
+                      "\(tally.failed) failed"]
+        if tally.skipped > 0 { counts.append("\(tally.skipped) already done") }
+        var rate: String?
+        var estimate: [String] = []
+        if minutes > 0.02, tally.read > 0 {
+            rate = "\(Int((Double(tally.read) / minutes).rounded())) pages/min"
             let reached = tally.filesReached.count
             if reached > 0, reached < tally.files {
                 let remaining = Duration.seconds(Double(tally.files - reached) * elapsed.secondsValue / Double(reached))
-                parts.append("ETA " + BatchSummary.format(remaining))
+                estimate.append("ETA " + BatchSummary.format(remaining))
             }
         }
-        parts.append(BatchSummary.format(elapsed))
-        var line = "gloss: " + parts.joined(separator: " · ")
-        if let (key, run) = running.min(by: { $0.value.started < $1.value.started }) {
-            let time = " (\(BatchSummary.format(now - run.started)))"
-            let room = (output.width() ?? 80) - 1 - line.count - 3 - time.count
-            let name = Self.shortened(TerminalText.escaping(Self.name(key.source, key.pageIndex)), to: room)
-            if !name.isEmpty { line += " · " + name + time }
+        estimate.append(BatchSummary.format(elapsed))
+        let full = "gloss: " + (counts + (rate.map { [$0] } ?? []) + estimate).joined(separator: " · ")
+        guard let (key, run) = running.min(by: { $0.value.started < $1.value.started }) else { return full }
+        let time = " (\(BatchSummary.format(now - run.started)))"
+        let name = TerminalText.escaping(Self.name(key.source, key.pageIndex))
+        let columns = (output.width() ?? 80) - 1
+        var line = full
+        if columns - line.count - 3 - time.count < min(name.count, Self.nameRoom) {
+            line = "gloss: " + (counts + estimate).joined(separator: " · ")
         }
-        return line
+        let shown = Self.shortened(name, to: columns - line.count - 3 - time.count)
+        return shown.isEmpty ? line : line + " · " + shown + time
     }
+
+    /// The least room a name in flight is given, at the cost of the rate.
+    static let nameRoom = 24
 
     /// `text` in at most `columns` characters, its middle replaced by an ellipsis: the start of
     /// a path and the file's own name stay (the name whole when there is room for it and a few

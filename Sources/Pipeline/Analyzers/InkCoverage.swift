@@ -95,21 +95,25 @@ public struct InkCoverage: Sendable, Equatable {
         guard factor > 1 else { return grey }
         let width = grey.width / factor, height = grey.height / factor
         guard width > 0, height > 0 else { return grey }
-        var sums = [UInt32](repeating: 0, count: width)
+        // Each block row's columns summed down first (a loop the compiler vectorises), then
+        // each block's columns summed across.
+        var columns = [UInt32](repeating: 0, count: grey.width)
         var output = [UInt8](repeating: 0, count: width * height)
         let area = UInt32(factor * factor)
         grey.pixels.withUnsafeBufferPointer { source in
-            for row in 0..<height {
-                for i in 0..<width { sums[i] = 0 }
-                for y in row * factor..<(row + 1) * factor {
-                    let line = source.baseAddress! + y * grey.width
+            columns.withUnsafeMutableBufferPointer { sums in
+                for row in 0..<height {
+                    for x in 0..<sums.count { sums[x] = 0 }
+                    for y in row * factor..<(row + 1) * factor {
+                        let line = source.baseAddress! + y * grey.width
+                        for x in 0..<sums.count { sums[x] &+= UInt32(line[x]) }
+                    }
                     for i in 0..<width {
                         var sum: UInt32 = 0
-                        for k in 0..<factor { sum += UInt32(line[i * factor + k]) }
-                        sums[i] += sum
+                        for k in i * factor..<(i + 1) * factor { sum &+= sums[k] }
+                        output[row * width + i] = UInt8((sum + area / 2) / area)
                     }
                 }
-                for i in 0..<width { output[row * width + i] = UInt8((sums[i] + area / 2) / area) }
             }
         }
         return Raster(width: width, height: height, layout: .gray, pixels: output)
