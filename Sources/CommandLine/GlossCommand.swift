@@ -7,8 +7,9 @@ import GlossTextRecognition
 
 /// The `gloss` command: parses the command line, calls the library, reports.
 ///
-/// Exit status: 0 when every page was read, 1 when some failed (the others still complete),
-/// 2 for a wrong command line or search query. `search` keeps 1 for "nothing matched", so any
+/// Exit status: 0 when every page was read, 1 when some failed (the others still complete) or
+/// there was nothing to read, 2 for a wrong command line (an input that does not exist, a
+/// batch folder to search that does not) or search query. `search` keeps 1 for "nothing matched", so any
 /// search that could not be made at all is 2.
 public enum GlossCommand {
     public static func main(_ arguments: [String]) async -> Int32 {

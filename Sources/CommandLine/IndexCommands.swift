@@ -79,7 +79,8 @@ extension GlossCommand {
         guard !arguments.operands.isEmpty else { throw UsageError("merge needs at least one SHARD folder") }
         let manifest = try await BatchMerge.merge(arguments.operands, into: output, waiting: arguments.has("wait"))
         if !arguments.has("quiet") {
-            printError("gloss: \(manifest.pages.count) pages from \(arguments.operands.count) shards, "
+            printError("gloss: \(BatchSummary.count(manifest.pages.count, "page")) from "
+                       + "\(BatchSummary.count(arguments.operands.count, "shard")), "
                        + "\(manifest.failedCount) not read; report: \(output)/index.html")
         }
         return 0
