@@ -80,6 +80,40 @@ struct ReviewTests {
         }
     }
 
+    /// The text page framed as a careless scan is: a black border, a dark gutter shadow
+    /// fading into the paper, and rules above and below the text.
+    static func writeFramedPage(to path: String) throws {
+        let text = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        let margin = 120, width = text.width + 2 * margin, height = text.height + 2 * margin
+        var pixels = [UInt8](repeating: 245, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                var value = 245
+                if x < 70 { value = min(value, 40 + x * 3) }  // the gutter's shadow
+                if x >= width - 25 || y < 20 || y >= height - 20 { value = 15 }  // the scanner's border
+                pixels[y * width + x] = UInt8(value)
+            }
+        }
+        for y in 0..<text.height { for x in 0..<text.width { pixels[(y + margin) * width + x + margin] = min(245, text[x, y]) } }
+        for rule in [margin - 30, margin + text.height + 30] {
+            for y in rule..<rule + 3 { for x in margin..<(margin + text.width) { pixels[y * width + x] = 30 } }
+        }
+        try Data(try Raster(width: width, height: height, layout: .gray, pixels: pixels).pngData()).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Measured: 68% of this page's ink is uncovered (the frame), none of it text-like.
+    @Test func aBorderAShadowAndRulesDoNotMakeAPageSuspect() async throws {
+        let scratch = try ScratchFolder()
+        try Self.writeFramedPage(to: scratch.path + "/framed.png")
+        let report = try await Self.reader.read(file: scratch.path + "/framed.png")
+        #expect(report.words.count >= 40)
+        let review = try #require(report.review)
+        #expect(!review.suspect && review.uncoveredInk > 0.5, "\(review)")
+        // Without its words the same page is suspect: the frame does not hide the text.
+        let page = try ImageFile(contentsOf: scratch.path + "/framed.png").decodePage().raster
+        #expect(InkCoverage(page: page, words: []).isSuspect)
+    }
+
     @Test func aBlankPageHasNoInk() {
         let blank = InkCoverage(page: Raster(width: 800, height: 600, layout: .gray, filledWith: 250), words: [])
         #expect(blank.inkPixels == 0 && !blank.isSuspect && blank.review.uncoveredInk == 0)
