@@ -4,13 +4,15 @@ import GlossImaging
 
 /// How much of a page's ink the recognised words account for, and where the rest lies.
 ///
-/// A page whose layout analysis dropped a column of a table, a caption or a rotated line still
-/// shows a high mean confidence: the words it did read are good. What gives it away is ink with
-/// no word on it. This measures that on a small grey copy (about 100 ppi for an A4 scan): ink is
-/// what is clearly darker than the paper, a word box (slightly grown) covers its ink, and the
+/// A page whose layout analysis dropped a column of a table or a caption still shows a high
+/// mean confidence: the words it did read are good. What gives it away is ink with no word on
+/// it. This measures that on a small grey copy (about 100 ppi for an A4 scan): ink is what is
+/// clearly darker than the area around it, a word box (slightly grown) covers its ink, and the
 /// ink left over counts as text only where it looks like text: marks of a letter's size, in
 /// rows of several, on plain paper. A photo's texture, a rule line, a page border or a scanner
-/// shadow are not rows of letter-sized marks on paper, so they leave a page alone.
+/// shadow are not rows of letter-sized marks on paper, so they leave a page alone. Text that
+/// Tesseract misreads (a line turned on its side read as noise) is covered by its words: that
+/// is the confidence's business, not this measure's.
 ///
 /// The regions found are kept (`textRegions`) so that page preparation can later look again
 /// at what the layout left out.
@@ -20,7 +22,8 @@ public struct InkCoverage: Sendable, Equatable {
     public static let workingSide = 1000
     /// The share of the page's ink in text-like rows without words above which a page is
     /// suspect, and the least such ink, as a share of the page's area, so a stray line of a
-    /// footer on a nearly empty page does not flag it. Chosen by measurement (see `Tests`).
+    /// footer on a nearly empty page does not flag it. Chosen by measurement (`ReviewTests`;
+    /// README, "Pages to review").
     public static let suspectShare = 0.12
     public static let suspectArea = 0.0015
 

@@ -75,7 +75,9 @@ public struct Annotator: Sendable {
     /// telling `events` as it goes (the stream is finished when this returns).
     ///
     /// Failed pages are recorded in the manifest; only a folder that cannot be written, or an
-    /// engine that cannot be loaded, throws. Cancelling the calling task stops starting pages,
+    /// engine that cannot be loaded, throws; and inputs that do not exist (`MissingInputError`,
+    /// before the folder is made) or hold nothing to read (`EmptyInputError`, leaving the folder
+    /// as it was before the run). Cancelling the calling task stops starting pages,
     /// cancels those in flight, and still writes the manifest and index of every finished page.
     public func annotate(
         _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
