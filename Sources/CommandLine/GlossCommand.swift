@@ -7,8 +7,9 @@ import GlossTextRecognition
 
 /// The `gloss` command: parses the command line, calls the library, reports.
 ///
-/// Exit status: 0 when every page was read, 1 when some failed (the others still complete),
-/// 2 for a wrong command line or search query. `search` keeps 1 for "nothing matched", so any
+/// Exit status: 0 when every page was read, 1 when some failed (the others still complete) or
+/// there was nothing to read, 2 for a wrong command line (an input that does not exist, a
+/// batch folder to search that does not) or search query. `search` keeps 1 for "nothing matched", so any
 /// search that could not be made at all is 2.
 public enum GlossCommand {
     public static func main(_ arguments: [String]) async -> Int32 {
@@ -36,6 +37,9 @@ public enum GlossCommand {
         } catch let error as UsageError {
             printError("gloss: \(error)",
                        "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge"].contains(command) ? command + " " : "")--help' for usage.")
+            return 2
+        } catch let error as MissingInputError {
+            printError("gloss: \(error)", "Run 'gloss \(command) --help' for usage.")
             return 2
         } catch let error as FolderLockError {
             printError("gloss: \(error)")
@@ -165,21 +169,47 @@ public enum GlossCommand {
         annotator.waitsForFolder = arguments.has("wait")
         if let size = try arguments.byteCount("max-file-size") { annotator.maxFileSize = size }
 
-        let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
-        let batch = Task { try await annotator.annotate(inputs, into: output, events: continuation) }
+        let (updates, continuation) = AsyncStream.makeStream(of: ProgressUpdate.self)
+        let (events, eventSink) = AsyncStream.makeStream(of: BatchEvent.self)
+        let batch = Task { try await annotator.annotate(inputs, into: output, events: eventSink) }
+        let forwarding = Task {
+            for await event in events { continuation.yield(.event(event)) }
+            continuation.finish()
+        }
+        let ticking = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                continuation.yield(.tick)
+            }
+        }
         let interruption = Interruption { batch.cancel() }
         let progress = ProgressDisplay(quiet: arguments.has("quiet"))
-        for await event in events { progress.show(event) }
-        let manifest = try await batch.value
+        for await update in updates {
+            switch update {
+            case .event(let event): progress.show(event)
+            case .tick: progress.tick()
+            }
+        }
+        ticking.cancel()
+        await forwarding.value
         progress.close()
+        let manifest = try await batch.value
         if interruption.happened {
-            printError("gloss: interrupted; \(manifest.pages.count) pages recorded in \(output)/gloss.json")
+            printError("gloss: interrupted after \(BatchSummary.format(progress.elapsed)); "
+                       + "\(BatchSummary.count(manifest.pages.count, "page")) recorded in \(output)/gloss.json")
             return 130
         }
         if !arguments.has("quiet") {
-            printError("gloss: \(manifest.pages.count) pages, \(manifest.failedCount) not read; report: \(output)/index.html")
+            let summary = BatchSummary(tally: progress.tally, elapsed: progress.elapsed, folder: output)
+            for line in summary.lines { printError("gloss: " + line) }
         }
         return manifest.failedCount == 0 ? 0 : 1
+    }
+
+    /// What the progress display is told: a batch event, or that a second has passed.
+    enum ProgressUpdate: Sendable {
+        case event(BatchEvent)
+        case tick
     }
 
     /// `--format`: the page formats, and `iiif`, the batch-level IIIF output, which is built

@@ -43,8 +43,9 @@ extension GlossCommand {
         let query = arguments.operands.count == 2 ? arguments.operands[1] : nil
         guard query != nil || minimumFaces != nil else { throw UsageError("search needs a QUERY, or --faces N") }
 
+        guard FileManager.default.fileExists(atPath: folder) else { throw UsageError("\(folder): no such batch folder") }
         let index = try BatchIndex(folder: folder, create: false)
-        let results: [SearchOutput.Result]
+        var results: [SearchOutput.Result]
         if let query {
             results = try index.search(query, syntax: arguments.has("fts") ? .fts : .automatic,
                                        minimumFaces: minimumFaces ?? 0, limit: limit, timeLimit: timeLimit)
@@ -52,6 +53,7 @@ extension GlossCommand {
         } else {
             results = try index.pages(withAtLeastFaces: minimumFaces ?? 0).prefix(limit).map(SearchOutput.Result.init)
         }
+        results = SearchOutput.ranked(results, in: folder)
         if arguments.has("json") {
             let output = SearchOutput(query: query, results: results)
             FileHandle.standardOutput.write(Data(try JSONOutput.encode(output) + [0x0A]))
@@ -83,7 +85,8 @@ extension GlossCommand {
         guard !arguments.operands.isEmpty else { throw UsageError("merge needs at least one SHARD folder") }
         let manifest = try await BatchMerge.merge(arguments.operands, into: output, waiting: arguments.has("wait"))
         if !arguments.has("quiet") {
-            printError("gloss: \(manifest.pages.count) pages from \(arguments.operands.count) shards, "
+            printError("gloss: \(BatchSummary.count(manifest.pages.count, "page")) from "
+                       + "\(BatchSummary.count(arguments.operands.count, "shard")), "
                        + "\(manifest.failedCount) not read; report: \(output)/index.html")
         }
         return 0
@@ -98,6 +101,11 @@ struct SearchOutput: Encodable {
     }
 
     struct Result: Encodable {
+        /// From 1, best first.
+        var rank = 0
+        /// The page's HTML as a path from where `gloss search` ran (the batch folder joined
+        /// on), to open; nil when the batch wrote no HTML.
+        var file: String?
         var source: String
         /// From 1, as people count pages.
         var page: Int
@@ -128,6 +136,8 @@ struct SearchOutput: Encodable {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(rank, forKey: .rank)
+            if let file { try container.encode(file, forKey: .file) } else { try container.encodeNil(forKey: .file) }
             try container.encode(source, forKey: .source)
             try container.encode(page, forKey: .page)
             try container.encode(id, forKey: .id)
@@ -139,12 +149,12 @@ struct SearchOutput: Encodable {
             try container.encodeIfPresent(faces, forKey: .faces)
         }
 
-        private enum CodingKeys: String, CodingKey { case source, page, id, html, score, snippet, hits, faces }
+        private enum CodingKeys: String, CodingKey { case rank, file, source, page, id, html, score, snippet, hits, faces }
 
-        /// Two lines a page for people: where, then the snippet (or the face count).
+        /// A few lines a page for people: the rank and the file to open, with the page it shows;
+        /// then the snippet (or the face count) and where the words are.
         var text: String {
-            var head = "\(source), page \(page)"
-            if let score { head += "  (score \(DecimalText.format(score, maximumFractionDigits: 2)))" }
+            var head = "\(rank). " + (file.map { "\($0)  (\(source), page \(page))" } ?? "\(source), page \(page)")
             if let faces { head += "  \(faces) \(faces == 1 ? "face" : "faces")" }
             var lines = [head]
             if let snippet { lines.append("    " + snippet.replacingOccurrences(of: "\n", with: " ")) }
@@ -159,4 +169,14 @@ struct SearchOutput: Encodable {
 
     var query: String?
     var results: [Result]
+
+    /// `results` in their order, numbered from 1, each with its page file under `folder`.
+    static func ranked(_ results: [Result], in folder: String) -> [Result] {
+        results.enumerated().map { position, result in
+            var ranked = result
+            ranked.rank = position + 1
+            ranked.file = result.html.map { (folder as NSString).appendingPathComponent($0) }
+            return ranked
+        }
+    }
 }

@@ -29,11 +29,15 @@ public struct PageFindings: Sendable, Equatable {
     public var text: RecognizedText
     public var faces: [Face]
     public var regions: [Region]
+    /// What the text analyzer measured for review (ink without words); nil when not measured.
+    public var review: PageReview?
 
-    public init(text: RecognizedText = RecognizedText(), faces: [Face] = [], regions: [Region] = []) {
+    public init(text: RecognizedText = RecognizedText(), faces: [Face] = [], regions: [Region] = [],
+                review: PageReview? = nil) {
         self.text = text
         self.faces = faces
         self.regions = regions
+        self.review = review
     }
 
     /// Adds another analyzer's findings: text blocks, faces and regions are appended in turn.
@@ -41,5 +45,6 @@ public struct PageFindings: Sendable, Equatable {
         text.blocks += other.text.blocks
         faces += other.faces
         regions += other.regions
+        review = review ?? other.review
     }
 }

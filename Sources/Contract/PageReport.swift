@@ -141,6 +141,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         self.init(source: source, pageIndex: pageIndex, size: size, text: findings.text,
                   faces: findings.faces.map { FaceReport($0, in: size) }, timings: timings)
         regions = findings.regions.map { RegionReport($0, in: size) }
+        review = findings.review
     }
 
     /// A page that was read: its text converted from normalised boxes to pixels of `size`.

@@ -22,7 +22,7 @@ struct AnnotateCommandTests {
 
         let run = try Gloss.run(["annotate", input, "-o", output])
         #expect(run.status == 1)
-        let errorLines = run.standardError.split(separator: "\n").filter { !$0.contains("pages,") && !$0.hasPrefix("gloss: ok ") }
+        let errorLines = Gloss.problems(in: run.standardError)
         #expect(errorLines.count == 3, "\(run.standardError)")
         for name in ["empty.png", "truncated.png", "not-an-image.png"] {
             #expect(errorLines.filter { $0.contains("/in/" + name + ":") }.count == 1, "\(name): \(run.standardError)")
@@ -118,6 +118,14 @@ enum Gloss {
     }
 
     static func run(_ arguments: [String]) throws -> Run { try run(executable, arguments) }
+
+    /// The lines of a batch's stderr that are about problems: not a page read (`gloss: ok`),
+    /// not the summary at the end (from `gloss: done in` on).
+    static func problems(in standardError: String) -> [Substring] {
+        let lines = standardError.split(separator: "\n")
+        let summary = lines.firstIndex { $0.hasPrefix("gloss: done in ") } ?? lines.endIndex
+        return lines[..<summary].filter { !$0.hasPrefix("gloss: ok ") }
+    }
 
     /// Any program run to its end, with its status and both outputs.
     static func run(_ program: String, _ arguments: [String]) throws -> Run {

@@ -31,7 +31,7 @@ struct PDFInputTests {
         #expect(run.status == 1, "some inputs are broken")
 
         // Each broken PDF: one line naming it, and one failed page.
-        let errorLines = run.standardError.split(separator: "\n").filter { !$0.contains("pages,") && !$0.hasPrefix("gloss: ok ") }
+        let errorLines = Gloss.problems(in: run.standardError)
         #expect(errorLines.count == Self.bad.count, "\(run.standardError)")
         for name in Self.bad {
             #expect(errorLines.filter { $0.contains("bad/\(name).pdf:") }.count == 1, "\(name): \(run.standardError)")

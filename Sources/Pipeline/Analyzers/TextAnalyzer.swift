@@ -2,7 +2,8 @@ import GlossContract
 import GlossImaging
 import GlossTextRecognition
 
-/// Text through Tesseract: one engine per lane, the page at up to 300 ppi.
+/// Text through Tesseract: one engine per lane, the page at up to 300 ppi; then the ink the
+/// words leave uncovered, for review.
 struct TextAnalyzer: Analyzer {
     let options: RecognitionOptions
 
@@ -16,7 +17,11 @@ struct TextAnalyzer: Analyzer {
     func makeEngine() throws -> TextRecognizer { try TextRecognizer(options: options) }
 
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
-        // Tesseract copies the pixels: from then on its copy is the only one.
-        PageFindings(text: try engine.recognize(image.takeRaster(), resolution: image.resolution, cancellation: cancellation))
+        // The small copy the ink is measured on is made first: Tesseract copies the pixels, and
+        // from then on its copy is the only full-size one.
+        let small = InkCoverage.workingCopy(of: image.raster)
+        let text = try engine.recognize(image.takeRaster(), resolution: image.resolution, cancellation: cancellation)
+        let coverage = InkCoverage(page: small, words: text.words.map(\.box))
+        return PageFindings(text: text, review: coverage.review)
     }
 }

@@ -75,13 +75,20 @@ public struct Annotator: Sendable {
     /// telling `events` as it goes (the stream is finished when this returns).
     ///
     /// Failed pages are recorded in the manifest; only a folder that cannot be written, or an
-    /// engine that cannot be loaded, throws. Cancelling the calling task stops starting pages,
+    /// engine that cannot be loaded, throws; and inputs that do not exist (`MissingInputError`,
+    /// before the folder is made) or hold nothing to read (`EmptyInputError`, leaving the folder
+    /// as it was before the run). Cancelling the calling task stops starting pages,
     /// cancels those in flight, and still writes the manifest and index of every finished page.
     public func annotate(
         _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
     ) async throws -> BatchManifest {
         defer { events?.finish() }
+        // A path that names nothing is a mistake on the command line: refused before the
+        // output folder is made.
+        let missing = inputs.filter(InputCollector.namesNothing)
+        guard missing.isEmpty else { throw MissingInputError(paths: missing) }
         let layout = OutputLayout(folder: folder)
+        let created = OutputFolderCreation(layout: layout)
         try AtomicFile.createDirectory(layout.pagesFolder)
         // Before anything in the folder is touched (even a killed run's temporary files, which
         // could be another live run's), and before the inputs are walked, so that the lock file
@@ -94,6 +101,11 @@ public struct Annotator: Sendable {
             try BatchSetup(inputs: inputs, layout: layout, shard: shard)
         }
         for skipped in setup.batchFolders { events?.yield(.batchFolderSkipped(skipped)) }
+        // Nothing to read: no batch is made, and what this run created so far goes again.
+        guard setup.collectionSize > 0 else {
+            created.undo()
+            throw EmptyInputError(inputs: inputs)
+        }
         if let rebuilt = setup.rebuilt {
             events?.yield(.indexRebuilt(path: folder + "/" + BatchIndex.fileName, problem: rebuilt.problem, pages: rebuilt.pages))
         }
@@ -196,6 +208,8 @@ private struct BatchSetup: Sendable {
     var files: [InputCollector.Input]
     var positions: [Int]
     var batchFolders: [String]
+    /// Inputs in the whole collection, all shards together.
+    var collectionSize: Int
     var earlier: EarlierRun
     var rebuilt: (problem: String, pages: Int)?
 
@@ -205,6 +219,11 @@ private struct BatchSetup: Sendable {
         positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         files = positions.map { collection[$0] }
         batchFolders = walk.batchFolders
+        collectionSize = collection.count
+        guard collectionSize > 0 else {
+            earlier = EarlierRun()
+            return
+        }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
         earlier = EarlierRun(layout: layout)
         if let problem = try BatchIndex.damage(in: layout.folder) {

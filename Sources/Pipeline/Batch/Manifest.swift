@@ -25,6 +25,9 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     public var words: Int
     public var meanConfidence: Double?
     public var faces: Int
+    /// Whether the page needs a reviewer's eye (`PageReview.suspect`: inked areas without
+    /// words); nil when not measured (pages without text recognition, earlier versions).
+    public var suspect: Bool?
     /// SHA-256 of the input file's bytes; with `settingsHash`, what lets a re-run skip the page.
     public var inputHash: String?
     public var settingsHash: String?
@@ -41,6 +44,7 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         words = report.words.count
         meanConfidence = report.meanConfidence.map { ($0 * 10).rounded() / 10 }
         faces = report.faces.count
+        suspect = report.review?.suspect
         self.outputs = outputs
     }
 
@@ -74,6 +78,9 @@ public struct BatchManifest: Codable, Sendable {
 /// pages it finished after last writing the manifest (all of them, if it was killed).
 struct EarlierRun: Sendable {
     private var entries: [PageKey: ManifestEntry] = [:]
+
+    /// No earlier run.
+    init() {}
 
     init(layout: OutputLayout) {
         // A manifest that does not read (another program's file, a newer Gloss) finishes

@@ -1,0 +1,101 @@
+import Foundation
+import GlossContract
+
+/// What a batch did, counted from its events: the figures of the progress line and of the
+/// summary a person reads when it ends.
+public struct BatchTally: Sendable, Equatable {
+    /// Input files, as `started` gave them.
+    public var files = 0
+    /// Input files with at least one page ended or skipped.
+    public var filesReached: Set<String> = []
+    /// Pages this run read (whatever became of them) and pages an earlier run had finished.
+    public var read = 0
+    public var skipped = 0
+    /// Pages not read: failed, timed out or cancelled.
+    public var failed = 0
+    /// Words and faces of every page read or skipped.
+    public var words = 0
+    public var faces = 0
+    /// Pages whose review flag is raised (`PageReview.suspect`).
+    public var suspect = 0
+
+    public init() {}
+
+    /// Pages ended or skipped.
+    public var pages: Int { read + skipped }
+
+    public mutating func count(_ event: BatchEvent) {
+        switch event {
+        case .started(let count): files = count
+        case .pageFinished(let entry):
+            read += 1
+            add(entry)
+        case .pageSkipped(let entry):
+            skipped += 1
+            add(entry)
+        case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt: break
+        }
+    }
+
+    private mutating func add(_ entry: ManifestEntry) {
+        filesReached.insert(entry.source)
+        if entry.status != .ok { failed += 1 }
+        words += entry.words
+        faces += entry.faces
+        if entry.suspect == true { suspect += 1 }
+    }
+}
+
+/// The lines Gloss prints when a batch ends: what was read, how long it took, and where to
+/// look next.
+public struct BatchSummary: Sendable {
+    public var tally: BatchTally
+    public var elapsed: Duration
+    /// The batch folder, as the user named it.
+    public var folder: String
+
+    public init(tally: BatchTally, elapsed: Duration, folder: String) {
+        self.tally = tally
+        self.elapsed = elapsed
+        self.folder = folder
+    }
+
+    /// Three lines, without line ends, each to follow `gloss: ` as every line Gloss prints does:
+    ///
+    ///     done in 1m12s: 12 pages read, 3 skipped (finished in an earlier run), 1 failed
+    ///     4310 words, 7 faces; 2 pages to review (ink without words)
+    ///     open out/index.html, or search: gloss search out WORD
+    public var lines: [String] {
+        var counts = [Self.count(tally.read - tally.failed, "page") + " read"]
+        if tally.skipped > 0 { counts.append("\(tally.skipped) skipped (finished in an earlier run)") }
+        counts.append("\(tally.failed) failed")
+        var found = [Self.count(tally.words, "word"), Self.count(tally.faces, "face")].joined(separator: ", ")
+        if tally.suspect > 0 { found += "; " + Self.count(tally.suspect, "page") + " to review (ink without words)" }
+        let next = "open \((folder as NSString).appendingPathComponent("index.html")), "
+            + "or search: gloss search \(Self.shellWord(folder)) WORD"
+        return ["done in \(Self.format(elapsed)): " + counts.joined(separator: ", "), found, next]
+    }
+
+    /// `1 page`, `2 pages`.
+    public static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(number == 1 ? noun : noun + "s")"
+    }
+
+    /// A duration as people read it: `0.4s`, `12s`, `3m05s`, `2h07m`.
+    public static func format(_ duration: Duration) -> String {
+        let seconds = duration.secondsValue
+        if seconds < 10 { return String(format: "%.1fs", max(0, seconds)) }
+        let whole = Int(seconds.rounded())
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m" + String(format: "%02ds", whole % 60) }
+        return "\(whole / 3600)h" + String(format: "%02dm", whole % 3600 / 60)
+    }
+
+    /// `word` as a shell reads it back: as it is when it holds only safe characters, else in
+    /// single quotes.
+    public static func shellWord(_ word: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,")
+        if !word.isEmpty, word.allSatisfy(safe.contains) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

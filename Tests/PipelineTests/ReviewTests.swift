@@ -1,0 +1,138 @@
+import Foundation
+import GlossContract
+import GlossGeometry
+import GlossImaging
+import GlossPipeline
+import GlossTestSupport
+import Testing
+
+/// The review flag: a page is suspect when much of its text-like ink has no words.
+@Suite(.serialized)
+struct ReviewTests {
+    static let reader: Annotator = {
+        var settings = AnnotationSettings()
+        settings.detectFaces = false
+        return Annotator(settings: settings, jobs: 1)
+    }()
+
+    /// A page's word boxes in the analyzers' currency.
+    static func boxes(_ words: [PageReport.Word], in report: PageReport) -> [NormalizedRect] {
+        words.map {
+            NormalizedRect(x: Double($0.box.x) / Double(report.width), y: 1 - Double($0.box.y + $0.box.height) / Double(report.height),
+                           width: Double($0.box.width) / Double(report.width), height: Double($0.box.height) / Double(report.height))
+        }
+    }
+
+    /// Two columns of the same text, the right one printed in grey (`ink`, on white): from
+    /// about 170, Tesseract's threshold for the page leaves it out entirely.
+    static func writeTwoColumnPage(lightInk ink: UInt8, to path: String) throws {
+        let text = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        let width = text.width * 2 + 40, height = text.height
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        for y in 0..<height {
+            for x in 0..<text.width {
+                let value = text[x, y]
+                pixels[y * width + x] = value
+                pixels[y * width + text.width + 40 + x] = UInt8(255 - (255 - Int(value)) * (255 - Int(ink)) / 255)
+            }
+        }
+        try Data(try Raster(width: width, height: height, layout: .gray, pixels: pixels).pngData()).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test(arguments: ["text/sans.png", "text/serif.png", "text/mono.png", "text/upright.jpg", "text/rotated.jpg",
+                      "text/rotated.tif", "scans/page.png", "formats/page.webp", "formats/page.gif", "odd/cmyk.jpg",
+                      "faces/astronaut.png", "faces/astronaut-trio.png"])
+    func pagesReadWholeAndPhotosAreNotSuspect(fixture: String) async throws {
+        let report = try await Self.reader.read(file: Fixtures.path(fixture))
+        let review = try #require(report.review)
+        #expect(!review.suspect, "\(fixture): \(review)")
+        if fixture.hasPrefix("text/") { #expect(review.uncoveredInk < 0.02, "\(fixture): \(review)") }
+    }
+
+    /// Not `scans/page.png`: Tesseract reads only 23 of its words (whole lines are missing), so
+    /// it starts with 9% of its ink in text-like rows without words, just under the threshold.
+    @Test(arguments: ["text/sans.png", "text/serif.png", "text/upright.jpg", "text/mono.png", "formats/page.webp"])
+    func aPageWhoseColumnLostItsWordsIsSuspect(fixture: String) async throws {
+        let report = try await Self.reader.read(file: Fixtures.path(fixture))
+        let page = try ImageFile(contentsOf: Fixtures.path(fixture)).decodePage().raster
+        let right = report.words.filter { $0.box.x + $0.box.width / 2 >= report.width / 2 }
+        let kept = report.words.filter { $0.box.x + $0.box.width / 2 < report.width / 2 }
+        let masked = InkCoverage(page: page, words: Self.boxes(kept, in: report))
+        #expect(masked.isSuspect, "\(fixture): \(masked.textShare)")
+        #expect(masked.review.uncoveredInk > 0.3)
+        // Where the words went missing: every region found is on the right.
+        #expect(!masked.textRegions.isEmpty && masked.textRegions.allSatisfy { $0.maxX > 0.45 }, "\(masked.textRegions)")
+        // One word missing is not a page to review.
+        let one = InkCoverage(page: page, words: Self.boxes(Array(kept + right.dropFirst()), in: report))
+        #expect(!one.isSuspect, "\(fixture): \(one.textShare)")
+    }
+
+    @Test func aColumnInGreyThatTesseractMissesMakesThePageSuspect() async throws {
+        let scratch = try ScratchFolder()
+        for (level, missed) in [(120, false), (170, true), (200, true)] {
+            let path = scratch.path + "/grey-\(level).png"
+            try Self.writeTwoColumnPage(lightInk: UInt8(level), to: path)
+            let report = try await Self.reader.read(file: path)
+            let review = try #require(report.review)
+            let rightWords = report.words.filter { $0.box.x > report.width / 2 }
+            #expect(rightWords.isEmpty == missed, "Tesseract read the grey column at \(level): \(rightWords.count) words")
+            #expect(review.suspect == missed, "\(level): \(review)")
+        }
+    }
+
+    /// The text page framed as a careless scan is: a black border, a dark gutter shadow
+    /// fading into the paper, and rules above and below the text.
+    static func writeFramedPage(to path: String) throws {
+        let text = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        let margin = 120, width = text.width + 2 * margin, height = text.height + 2 * margin
+        var pixels = [UInt8](repeating: 245, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                var value = 245
+                if x < 70 { value = min(value, 40 + x * 3) }  // the gutter's shadow
+                if x >= width - 25 || y < 20 || y >= height - 20 { value = 15 }  // the scanner's border
+                pixels[y * width + x] = UInt8(value)
+            }
+        }
+        for y in 0..<text.height { for x in 0..<text.width { pixels[(y + margin) * width + x + margin] = min(245, text[x, y]) } }
+        for rule in [margin - 30, margin + text.height + 30] {
+            for y in rule..<rule + 3 { for x in margin..<(margin + text.width) { pixels[y * width + x] = 30 } }
+        }
+        try Data(try Raster(width: width, height: height, layout: .gray, pixels: pixels).pngData()).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Measured: 68% of this page's ink is uncovered (the frame), none of it text-like.
+    @Test func aBorderAShadowAndRulesDoNotMakeAPageSuspect() async throws {
+        let scratch = try ScratchFolder()
+        try Self.writeFramedPage(to: scratch.path + "/framed.png")
+        let report = try await Self.reader.read(file: scratch.path + "/framed.png")
+        #expect(report.words.count >= 40)
+        let review = try #require(report.review)
+        #expect(!review.suspect && review.uncoveredInk > 0.5, "\(review)")
+        // Without its words the same page is suspect: the frame does not hide the text.
+        let page = try ImageFile(contentsOf: scratch.path + "/framed.png").decodePage().raster
+        #expect(InkCoverage(page: page, words: []).isSuspect)
+    }
+
+    @Test func aBlankPageHasNoInk() {
+        let blank = InkCoverage(page: Raster(width: 800, height: 600, layout: .gray, filledWith: 250), words: [])
+        #expect(blank.inkPixels == 0 && !blank.isSuspect && blank.review.uncoveredInk == 0)
+    }
+
+    @Test func theFlagReachesThePageJSONTheManifestTheIndexAndTheSummary() throws {
+        let scratch = try ScratchFolder()
+        let input = scratch.path + "/in", output = scratch.path + "/out"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        try Self.writeTwoColumnPage(lightInk: 190, to: input + "/a-grey-column.png")
+        try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: input + "/b-sans.png")
+        let run = try Gloss.run(["annotate", input, "-o", output, "--no-faces"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("; 1 page to review (ink without words)\n"), "\(run.standardError)")
+        let manifest = try BatchTests.manifest(output)
+        #expect(manifest.pages.map(\.suspect) == [true, false])
+        let json = try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/" + manifest.pages[0].outputs["json"]!))))
+        #expect(json.review?.suspect == true && (json.review?.uncoveredInk ?? 0) > 0.2)
+        let journalless = try String(contentsOfFile: output + "/gloss.json", encoding: .utf8)
+        #expect(journalless.contains("\"suspect\" : true"))
+    }
+}
