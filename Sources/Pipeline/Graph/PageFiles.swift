@@ -1,3 +1,4 @@
+import Foundation
 import GlossContract
 import GlossImaging
 import GlossReports
@@ -19,8 +20,10 @@ struct PageFiles {
             outputs["image"] = "pages/" + name
             imageName = name
         }
-        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext,
-                                   links: PageLinks(imagePath: imageName))
+        let links = PageLinks(imagePath: imageName, outputs: Self.outputLinks(id: id, formats: settings.formats, pdf: pdf),
+                              original: PageLinks.link(to: report.source, from: layout.pagesFolder,
+                                                       workingDirectory: FileManager.default.currentDirectoryPath))
+        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links)
         for file in files {
             let name = id + "." + file.fileExtension
             try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + name)
@@ -38,6 +41,19 @@ struct PageFiles {
             }
         }
         return outputs
+    }
+
+    /// The files `write` makes beside the page's HTML, by format, as links from that HTML.
+    static func outputLinks(id: String, formats: Set<OutputFormat>, pdf: PagePDF) -> [String: String] {
+        var links: [String: String] = [:]
+        for format in formats where format != .html && format.isText { links[format.rawValue] = id + "." + format.fileExtension }
+        if formats.contains(.pdf) {
+            switch pdf {
+            case .single: links["pdf"] = id + "." + OutputFormat.pdf.fileExtension
+            case .combined(let combinedID): links["pdf"] = combinedID + "." + OutputFormat.pdf.fileExtension
+            }
+        }
+        return links
     }
 
     /// The last part of a path or URL, as a PDF's title.
