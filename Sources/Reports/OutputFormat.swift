@@ -148,15 +148,17 @@ public struct PageLinks: Sendable, Equatable {
 /// Renders one page in each of the text formats of `formats` (all but PDF), in
 /// `OutputFormat.allCases` order. Pure: the same report gives the same bytes. A failed page
 /// still gets every file, with no text in it, so the set of files a batch writes does not
-/// depend on what could be read.
+/// depend on what could be read. `resolution`, the page's pixels per inch when known, is shown
+/// by the page view.
 public func renderPage(
-    _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks()
+    _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks(),
+    resolution: Int? = nil
 ) throws -> [RenderedFile] {
     let source = links.sourceImage ?? report.source
     return try OutputFormat.allCases.filter { formats.contains($0) && $0.isText }.map { format in
         let bytes: [UInt8]
         switch format {
-        case .html: bytes = Array(PageView(report: report, links: links, languages: context.languages).render().utf8)
+        case .html: bytes = Array(PageView(report: report, links: links, languages: context.languages, resolution: resolution).render().utf8)
         case .json: bytes = try JSONOutput.encode(report)
         case .hocr: bytes = Array(HOCRDocument(pages: [report], context: context, sourceImage: source).render().utf8)
         case .alto: bytes = Array(ALTODocument(pages: [report], context: context, sourceImage: source).render().utf8)

@@ -11,7 +11,8 @@ struct PageFiles {
     /// Writes every requested format, and the display copy when there is one, each atomically;
     /// returns the files written by format, relative to the batch folder. The PDF of a page of a
     /// multi-page file is only named here: it is written once all the file's pages are done.
-    func write(_ report: PageReport, display: Raster?, id: String, pdf: PagePDF) throws -> [String: String] {
+    /// `resolution` (pixels per inch, when the file states it) is shown by the page view.
+    func write(_ report: PageReport, display: Raster?, id: String, pdf: PagePDF, resolution: Int? = nil) throws -> [String: String] {
         var outputs: [String: String] = [:]
         var imageName: String?
         if let display {
@@ -23,7 +24,8 @@ struct PageFiles {
         let links = PageLinks(imagePath: imageName, outputs: Self.outputLinks(id: id, formats: settings.formats, pdf: pdf),
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath))
-        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links)
+        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links,
+                                   resolution: resolution)
         for file in files {
             let name = id + "." + file.fileExtension
             try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + name)
