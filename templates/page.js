@@ -385,7 +385,7 @@
     if (!svg || !pageWidth) return;
     var scale = svg.getBoundingClientRect().width / pageWidth;
     if (zoomValue) zoomValue.textContent = Math.round(scale * 100) + "%";
-    svg.style.setProperty("--stroke", String(Math.max(0.35, Math.min(1, scale * 2))));
+    svg.style.setProperty("--stroke", String(Math.max(0.3, Math.min(1, scale * 1.5))));
   }
   function setZoom(value, anchorX, anchorY) {
     if (!svg) return;

@@ -174,6 +174,12 @@ def main():
             two = select_lines(0, 1)
             check(words_of(two) == line0 + " " + line1, "two lines selected (%s): %r" % (zoom, two))
             check("\n" in two.strip(), "the lines of a selection are separate lines: %r" % two)
+        word = rect_of(line_words(2)[1][0])
+        actions = ActionChains(driver)
+        actions.w3c_actions.pointer_action.move_to_location(int((word["left"] + word["right"]) / 2), int((word["top"] + word["bottom"]) / 2))
+        actions.perform()
+        tip = driver.find_element(By.ID, "tip")
+        check(tip.is_displayed() and tip.text.startswith(line_words(2)[1][1]["text"]), "hovering the text layer shows the word's tooltip: %r" % tip.text)
         copied, why = clipboard_after_copy()
         if copied is not None:
             check(words_of(copied) == line0 + " " + line1, "the copy holds the two lines: %r" % copied)
@@ -239,8 +245,19 @@ def main():
         window(DESKTOP)
         load(driver, sans_url)
         controls_fit(DESKTOP, False)
-        check(js("return getComputedStyle(document.getElementById('menu-toggle')).display") == "none",
+        for _ in range(3):
+            driver.find_element(By.ID, "zoom-in").click()
+        zoomed_stroke = js("return parseFloat(getComputedStyle(document.getElementById('w0')).strokeWidth)")
+        check(zoomed_stroke == 1.5, "outlines are 1.5 px on a large page: %s" % zoomed_stroke)
+        check(js("return document.getElementById('menu-toggle').offsetParent") is None,
               "no menu button on a desktop")
+        driver.find_element(By.ID, "zoom-page").click()
+        fitted = js("var s = document.getElementById('page-svg').getBoundingClientRect(), v = document.getElementById('viewer');"
+                    "return [s.height, v.clientHeight, document.getElementById('zoom-value').textContent];")
+        check(fitted[0] <= fitted[1], "fit page shows the whole page: %s" % fitted)
+        driver.find_element(By.ID, "zoom-fit").click()
+        width = js("return [document.getElementById('page-svg').getBoundingClientRect().width, document.getElementById('zoom-value').textContent]")
+        check(width[1] == "%d%%" % round(width[0] / truth["width"] * 100), "the zoom shows %s for a page %s px wide" % (width[1], width[0]))
         shot("review-desktop-1400x900")
         window(PHONE, mobile=True)
         load(driver, sans_url)
@@ -249,6 +266,8 @@ def main():
         check(chrome <= 130, "header and toolbar take %d px of 844" % chrome)
         panel = js("return document.getElementById('panel').getBoundingClientRect().height")
         check(panel >= 0.4 * PHONE[1], "the text panel is %d px, under 40%% of %d" % (panel, PHONE[1]))
+        phone_stroke = js("return parseFloat(getComputedStyle(document.getElementById('w0')).strokeWidth)")
+        check(phone_stroke < 1, "outlines thin out on a phone's small page: %s px" % phone_stroke)
         shot("review-phone-390x844")
         driver.find_element(By.ID, "menu-toggle").click()
         check(js("return document.getElementById('menu-toggle').getAttribute('aria-expanded')") == "true", "menu says it is open")
