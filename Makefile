@@ -23,7 +23,7 @@ IIIF_PREZI3 = iiif-prezi3==3.1.1
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test test-sanitize bench bench-faces face-data fuzz fixtures install uninstall clean
+.PHONY: setup build test screenshots test-sanitize bench bench-faces face-data fuzz fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -43,8 +43,13 @@ test:
 	$(SWIFT) test -c release --skip-build
 	/usr/bin/python3 tests-browser/test_viewer.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/test_index_view.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
+	/usr/bin/python3 tests-browser/test_page_review.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
+
+# The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png).
+screenshots: build
+	/usr/bin/python3 tests-browser/test_page_review.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test --screenshots docs/screenshots
 
 # The suite under ThreadSanitizer and AddressSanitizer, then a leak check of Gloss's own C
 # handles (sanitize/run.sh; see sanitize/README.md). Each sanitizer builds in a scratch path of

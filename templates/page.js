@@ -1,5 +1,6 @@
-// Gloss page view: layers, tooltips, confidence, find, zoom and pan, text linked to boxes,
-// keyboard navigation. Plain script, no dependencies; reads everything from the page's markup.
+// Gloss page view: layers, tooltips, review of low-confidence words, faces, find, zoom and
+// pan, a selectable text layer over the scan, text linked to boxes, keyboard navigation, the
+// phone's menu and sheet. Plain script, no dependencies; reads everything from the page's markup.
 (function () {
   "use strict";
 
@@ -14,6 +15,7 @@
   // One record per word: its box, its span in the text panel, its text and confidence.
   var words = [];
   var rects = svg ? svg.querySelectorAll(".words .word") : [];
+  var pageWidth = svg ? svg.viewBox.baseVal.width : 0;
   var spans = document.querySelectorAll("#page-text .w");
   var spanByIndex = {};
   Array.prototype.forEach.call(spans, function (span) { spanByIndex[span.getAttribute("data-i")] = span; });
@@ -59,7 +61,7 @@
     if (word) {
       var confidence = document.createElement("span");
       confidence.className = "c";
-      confidence.textContent = word.rect.getAttribute("data-c") + "%";
+      confidence.textContent = Math.round(word.confidence * 10) / 10 + "%";
       tip.appendChild(confidence);
     }
     tip.hidden = false;
@@ -80,7 +82,12 @@
 
   function tipTarget(element) {
     if (!element || !element.closest) return null;
-    return element.closest(".word, .face");
+    var target = element.closest(".word, .face, .tw");
+    if (target && target.classList.contains("tw")) {
+      var word = wordOf(target);
+      return word ? word.rect : null;
+    }
+    return target;
   }
 
   if (svg) {
@@ -105,7 +112,8 @@
     svg.addEventListener("focusout", hideTip);
     svg.addEventListener("click", function (event) {
       var word = wordOf(event.target);
-      if (word && word.span && !moved) word.span.scrollIntoView({ block: "nearest" });
+      var selection = window.getSelection();
+      if (word && word.span && !moved && (!selection || selection.isCollapsed)) word.span.scrollIntoView({ block: "nearest" });
     });
     svg.addEventListener("keydown", function (event) {
       var word = wordOf(event.target);
@@ -158,17 +166,72 @@
     });
   });
 
-  // Confidence ----------------------------------------------------------------------------
+  // Review: words below the threshold are flagged (highlighted, for a reviewer to check),
+  // faces below it are hidden, and ] and [ step through the flagged words ------------------
+  var flagged = [];
+  var reviewAt = -1;
+  var faceShapes = svg ? svg.querySelectorAll(".faces .face") : [];
+  var faceItems = document.querySelectorAll("#face-list .face-item");
+  var lowCount = document.getElementById("low-count");
+  var lowThreshold = document.getElementById("low-threshold");
+  var faceCount = document.getElementById("face-count");
+
   function applyConfidence() {
-    var threshold = Number(slider.value);
-    sliderValue.textContent = String(threshold);
+    var threshold = slider ? Number(slider.value) : 0;
+    if (sliderValue) sliderValue.textContent = threshold + "%";
+    flagged = [];
+    reviewAt = -1;
     words.forEach(function (word) {
-      var dim = word.confidence < threshold;
-      word.rect.classList.toggle("dim", dim);
-      if (word.span) word.span.classList.toggle("dim", dim);
+      var flag = word.confidence < threshold;
+      word.rect.classList.toggle("flag", flag);
+      if (word.span) word.span.classList.toggle("flag", flag);
+      if (flag) flagged.push(word);
     });
+    if (lowCount) lowCount.textContent = flagged.length === 1 ? "1 word" : flagged.length + " words";
+    if (lowThreshold) lowThreshold.textContent = String(threshold);
+    var shown = 0;
+    Array.prototype.forEach.call(faceShapes, function (shape) {
+      var out = parseFloat(shape.getAttribute("data-c")) < threshold;
+      shape.classList.toggle("filtered", out);
+      if (!out) shown += 1;
+    });
+    Array.prototype.forEach.call(faceItems, function (item) {
+      item.hidden = parseFloat(item.getAttribute("data-c")) < threshold;
+    });
+    if (faceCount) faceCount.textContent = faceShapes.length ? "(" + shown + " of " + faceShapes.length + " shown)" : "";
   }
   if (slider) slider.addEventListener("input", applyConfidence);
+  applyConfidence();
+
+  function review(direction) {
+    if (!flagged.length) return;
+    reviewAt = reviewAt < 0 ? (direction > 0 ? 0 : flagged.length - 1)
+      : (reviewAt + direction + flagged.length) % flagged.length;
+    focusWord(flagged[reviewAt]);
+  }
+  function onClick(id, handler) {
+    var element = document.getElementById(id);
+    if (element) element.addEventListener("click", handler);
+  }
+  onClick("low-next", function () { review(1); });
+  onClick("low-prev", function () { review(-1); });
+
+  // Faces: the list's buttons show their face on the page -----------------------------------
+  function faceShape(index) { return document.getElementById("f" + index); }
+  Array.prototype.forEach.call(document.querySelectorAll("#face-list .face-button"), function (button) {
+    var shape = faceShape(button.getAttribute("data-f"));
+    if (!shape) return;
+    button.addEventListener("click", function () {
+      var layer = document.querySelector('[data-layer="faces"]');
+      if (layer && !layer.checked) toggleLayer("faces");
+      shape.focus({ preventScroll: true });
+      revealElement(shape);
+    });
+    button.addEventListener("pointerover", function () { shape.classList.add("linked"); });
+    button.addEventListener("pointerout", function () { shape.classList.remove("linked"); });
+    button.addEventListener("focus", function () { shape.classList.add("linked"); });
+    button.addEventListener("blur", function () { shape.classList.remove("linked"); });
+  });
 
   // Find ----------------------------------------------------------------------------------
   var hits = [];
@@ -275,7 +338,12 @@
 
   // Scrolls the viewer so a word is in sight, and its text too.
   function reveal(word) {
-    var box = word.rect.getBoundingClientRect();
+    revealElement(word.rect);
+    if (word.span) word.span.scrollIntoView({ block: "nearest" });
+  }
+
+  function revealElement(element) {
+    var box = element.getBoundingClientRect();
     var frame = viewer.getBoundingClientRect();
     var margin = 40;
     if (box.left < frame.left + margin || box.right > frame.right - margin) {
@@ -284,7 +352,6 @@
     if (box.top < frame.top + margin || box.bottom > frame.bottom - margin) {
       viewer.scrollTop += box.top - frame.top - frame.height / 2 + box.height / 2;
     }
-    if (word.span) word.span.scrollIntoView({ block: "nearest" });
   }
 
   if (findInput) {
@@ -305,10 +372,24 @@
   }
 
   // Zoom and pan --------------------------------------------------------------------------
+  // `zoom` is the page's width as a share of the viewer's (1: fit width). The percentage shown
+  // is screen pixels per page pixel. Outlines keep a width in screen pixels (non-scaling
+  // strokes) that thins as the page gets smaller, so they never cover small text.
   var zoom = 1;
+  var zoomValue = document.getElementById("zoom-value");
+  function fitWidthPixels() {
+    var style = getComputedStyle(viewer);
+    return viewer.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  }
+  function showZoom() {
+    if (!svg || !pageWidth) return;
+    var scale = svg.getBoundingClientRect().width / pageWidth;
+    if (zoomValue) zoomValue.textContent = Math.round(scale * 100) + "%";
+    svg.style.setProperty("--stroke", String(Math.max(0.3, Math.min(1, scale * 1.5))));
+  }
   function setZoom(value, anchorX, anchorY) {
     if (!svg) return;
-    var next = Math.min(8, Math.max(0.25, value));
+    var next = Math.min(8, Math.max(0.05, value));
     var frame = viewer.getBoundingClientRect();
     var x = anchorX === undefined ? frame.width / 2 : anchorX - frame.left;
     var y = anchorY === undefined ? frame.height / 2 : anchorY - frame.top;
@@ -320,14 +401,25 @@
     viewer.scrollLeft = left;
     viewer.scrollTop = top;
     hideTip();
+    showZoom();
   }
-  function byId(id, handler) {
-    var element = document.getElementById(id);
-    if (element) element.addEventListener("click", handler);
+  // The whole page in sight: the smaller of fit width and fit height.
+  function fitPage() {
+    if (!svg || !pageWidth) return;
+    var style = getComputedStyle(viewer);
+    var height = viewer.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    var pageHeight = svg.viewBox.baseVal.height;
+    var width = fitWidthPixels();
+    setZoom(Math.min(1, (height * pageWidth / pageHeight) / width));
+    viewer.scrollLeft = 0;
+    viewer.scrollTop = 0;
   }
-  byId("zoom-in", function () { setZoom(zoom * 1.25); });
-  byId("zoom-out", function () { setZoom(zoom / 1.25); });
-  byId("zoom-fit", function () { setZoom(1); });
+  onClick("zoom-in", function () { setZoom(zoom * 1.25); });
+  onClick("zoom-out", function () { setZoom(zoom / 1.25); });
+  onClick("zoom-fit", function () { setZoom(1); });
+  onClick("zoom-page", fitPage);
+  window.addEventListener("resize", showZoom);
+  showZoom();
 
   viewer.addEventListener("wheel", function (event) {
     if (!event.ctrlKey) return;
@@ -335,10 +427,21 @@
     setZoom(zoom * (event.deltaY < 0 ? 1.1 : 1 / 1.1), event.clientX, event.clientY);
   }, { passive: false });
 
+  // A drag over the page selects its text. It pans instead with Space held, with the middle
+  // button, or when it starts on the margin around the page; touch pans natively.
+  var spaceHeld = false;
   var drag = null;
   var moved = false;
+  function pans(event) {
+    if (event.button === 1) return true;
+    if (event.button !== 0) return false;
+    return spaceHeld || !svg || !svg.contains(event.target);
+  }
+  viewer.addEventListener("mousedown", function (event) {
+    if (pans(event)) event.preventDefault();  // no text selection while panning
+  });
   viewer.addEventListener("pointerdown", function (event) {
-    if (event.button !== 0 || event.pointerType === "touch") return;
+    if (event.pointerType === "touch" || !pans(event)) return;
     drag = { x: event.clientX, y: event.clientY, left: viewer.scrollLeft, top: viewer.scrollTop, id: event.pointerId };
     moved = false;
   });
@@ -359,9 +462,45 @@
   function endDrag() {
     drag = null;
     viewer.classList.remove("panning");
+    window.setTimeout(function () { moved = false; }, 0);
   }
   viewer.addEventListener("pointerup", endDrag);
   viewer.addEventListener("pointercancel", endDrag);
+  function typing(target) {
+    return target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "BUTTON"
+      || target.tagName === "SELECT" || target.isContentEditable);
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== " " || typing(event.target)) return;
+    event.preventDefault();
+    if (!spaceHeld) {
+      spaceHeld = true;
+      viewer.classList.add("space-pan");
+    }
+  });
+  document.addEventListener("keyup", function (event) {
+    if (event.key !== " ") return;
+    spaceHeld = false;
+    viewer.classList.remove("space-pan");
+  });
+  window.addEventListener("blur", function () {
+    spaceHeld = false;
+    viewer.classList.remove("space-pan");
+  });
+
+  // Phones: the toolbar's menu and the panel's sheet ----------------------------------------
+  function toggler(buttonId, target, className, openLabel, closedLabel) {
+    var button = document.getElementById(buttonId);
+    if (!button || !target) return;
+    button.addEventListener("click", function () {
+      var open = !target.classList.contains(className);
+      target.classList.toggle(className, open);
+      button.setAttribute("aria-expanded", String(open));
+      if (openLabel) button.textContent = open ? openLabel : closedLabel;
+    });
+  }
+  toggler("menu-toggle", document.querySelector(".toolbar"), "menu-open");
+  toggler("sheet-toggle", document.getElementById("page-view"), "sheet-open", "Show the page", "Expand panel");
 
   // Previous and next page, from the batch's page order (data/pages.js) --------------------
   var pages = window.glossPages || [];
@@ -403,6 +542,9 @@
       case "+": case "=": setZoom(zoom * 1.25); break;
       case "-": setZoom(zoom / 1.25); break;
       case "0": setZoom(1); break;
+      case "9": fitPage(); break;
+      case "]": review(1); break;
+      case "[": review(-1); break;
       case "w": toggleLayer("words"); break;
       case "l": toggleLayer("lines"); break;
       case "b": toggleLayer("blocks"); break;

@@ -254,8 +254,8 @@ def main():
         driver.find_element(By.TAG_NAME, "body").send_keys("w")
         driver.execute_script("var s = document.getElementById('min-confidence'); s.value = 100;"
                               "s.dispatchEvent(new Event('input'));")
-        dimmed = driver.execute_script("return document.querySelectorAll('#page-svg .word.dim').length")
-        check(dimmed == len(truth["words"]), "every word fades below 100 (%d)" % dimmed)
+        flagged = driver.execute_script("return document.querySelectorAll('#page-svg .word.flag').length")
+        check(flagged == len(truth["words"]), "every word is flagged for review below 100 (%d)" % flagged)
         before = driver.execute_script("return document.getElementById('page-svg').getBoundingClientRect().width")
         driver.find_element(By.ID, "zoom-in").click()
         after = driver.execute_script("return document.getElementById('page-svg').getBoundingClientRect().width")

@@ -83,29 +83,82 @@ public struct PageLinks: Sendable, Equatable {
     public var dataPath: String
     /// The original image as hOCR's `image` and ALTO's `fileName` name it; nil for the report's `source`.
     public var sourceImage: String?
+    /// The page's other files by format name (`json`, `hocr`, `alto`, `tsv`, `txt`, `pdf`, as in
+    /// the manifest's `outputs`), each a link relative to the HTML file; the viewer offers them
+    /// as downloads.
+    public var outputs: [String: String]
+    /// A link to the input file the page came from: relative for a local file, the URL itself
+    /// for a downloaded one; nil when the viewer should not offer it.
+    public var original: String?
 
     public init(imagePath: String? = nil, indexPath: String = "../index.html", assetsPath: String = "../assets/",
-                dataPath: String = "../data/", sourceImage: String? = nil) {
+                dataPath: String = "../data/", sourceImage: String? = nil, outputs: [String: String] = [:],
+                original: String? = nil) {
         self.imagePath = imagePath
         self.indexPath = indexPath
         self.assetsPath = assetsPath
         self.dataPath = dataPath
         self.sourceImage = sourceImage
+        self.outputs = outputs
+        self.original = original
+    }
+
+    /// The link from a page in `folder` to the input `source`: a URL stays as it is; a path
+    /// becomes relative to `folder` (both made absolute against `workingDirectory` first), each
+    /// part percent-encoded so that `#`, `?`, `%` and spaces in a file name reach the file.
+    public static func link(to source: String, from folder: String, workingDirectory: String) -> String {
+        let lowered = source.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return source }
+        func parts(_ path: String) -> [String] {
+            let absolute = path.hasPrefix("/") ? path : workingDirectory + "/" + path
+            var kept: [String] = []
+            for part in absolute.split(separator: "/") {
+                switch part {
+                case ".": continue
+                case "..": _ = kept.popLast()
+                default: kept.append(String(part))
+                }
+            }
+            return kept
+        }
+        let from = parts(folder), to = parts(source)
+        var shared = 0
+        while shared < min(from.count, to.count - 1) && from[shared] == to[shared] { shared += 1 }
+        let steps = Array(repeating: "..", count: from.count - shared) + to[shared...].map(percentEncoded)
+        return steps.joined(separator: "/")
+    }
+
+    /// A path segment with everything but unreserved characters percent-encoded (UTF-8).
+    static func percentEncoded(_ segment: String) -> String {
+        var out = ""
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+            }
+        }
+        return out
     }
 }
 
 /// Renders one page in each of the text formats of `formats` (all but PDF), in
 /// `OutputFormat.allCases` order. Pure: the same report gives the same bytes. A failed page
 /// still gets every file, with no text in it, so the set of files a batch writes does not
-/// depend on what could be read.
+/// depend on what could be read. `resolution`, the page's pixels per inch when known, is shown
+/// by the page view.
 public func renderPage(
-    _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks()
+    _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks(),
+    resolution: Int? = nil
 ) throws -> [RenderedFile] {
     let source = links.sourceImage ?? report.source
     return try OutputFormat.allCases.filter { formats.contains($0) && $0.isText }.map { format in
         let bytes: [UInt8]
         switch format {
-        case .html: bytes = Array(PageView(report: report, links: links).render().utf8)
+        case .html: bytes = Array(PageView(report: report, links: links, languages: context.languages, resolution: resolution).render().utf8)
         case .json: bytes = try JSONOutput.encode(report)
         case .hocr: bytes = Array(HOCRDocument(pages: [report], context: context, sourceImage: source).render().utf8)
         case .alto: bytes = Array(ALTODocument(pages: [report], context: context, sourceImage: source).render().utf8)

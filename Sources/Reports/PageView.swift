@@ -13,10 +13,16 @@ import GlossTemplates
 public struct PageView {
     public var report: PageReport
     public var links: PageLinks
+    /// Tesseract's languages for the page (`--lang`), shown in the info panel.
+    public var languages: [String]
+    /// The page's pixels per inch as its file states them; nil when unknown.
+    public var resolution: Int?
 
-    public init(report: PageReport, links: PageLinks) {
+    public init(report: PageReport, links: PageLinks, languages: [String] = [], resolution: Int? = nil) {
         self.report = report
         self.links = links
+        self.languages = languages
+        self.resolution = resolution
     }
 
     public init(report: PageReport, imagePath: String?, indexPath: String = "../index.html") {
@@ -34,9 +40,11 @@ public struct PageView {
             "heading": HTML(escaping: title),
             "summary": HTML(escaping: summary),
             "error": errorNote,
+            "notice": suspectNotice,
             "overlay": overlay(),
             "text": textPanel(),
-            "timings": timings(),
+            "faces": faceList(),
+            "info": info(),
         ])
     }
 
@@ -53,6 +61,14 @@ public struct PageView {
         guard report.status != .ok || report.error != nil else { return HTML(trusted: "") }
         return HTML(trusted: "<p class=\"error\" role=\"alert\"><strong>\(report.status.rawValue)</strong> ")
             + HTML(escaping: report.error ?? "") + HTML(trusted: "</p>")
+    }
+
+    /// A page whose inked areas hold no words says so before its text is trusted.
+    private var suspectNotice: HTML {
+        guard let review = report.review, review.suspect else { return HTML(trusted: "") }
+        let share = DecimalText.format(review.uncoveredInk * 100, maximumFractionDigits: 0)
+        return HTML(trusted: "<p class=\"suspect\" role=\"status\"><strong>Suspect:</strong> ")
+            + HTML(escaping: "inked areas without words (\(share)% of ink). Text may be missing.") + HTML(trusted: "</p>")
     }
 
     private func overlay() -> HTML {
@@ -79,26 +95,60 @@ public struct PageView {
         parts.append(HTML(trusted: "</g><g class=\"layer words\">"))
         for (index, word) in report.words.enumerated() {
             let confidence = DecimalText.format(word.confidence, maximumFractionDigits: 1)
+            // Exact in data-c, which the review threshold compares; rounded where it is read.
+            let exact = DecimalText.format(word.confidence, maximumFractionDigits: 2)
             let focus = index == 0 ? "0" : "-1"
             parts.append(
-                HTML(trusted: "<rect class=\"word \(Self.confidenceClass(word.confidence))\" id=\"w\(index)\" data-i=\"\(index)\" data-c=\"\(confidence)\" \(geometry(word.box)) tabindex=\"\(focus)\" aria-label=\"")
+                HTML(trusted: "<rect class=\"word \(Self.confidenceClass(word.confidence))\" id=\"w\(index)\" data-i=\"\(index)\" data-c=\"\(exact)\" \(geometry(word.box)) tabindex=\"\(focus)\" aria-label=\"")
                     + HTML(escaping: "\(word.text), \(confidence)%") + HTML(trusted: "\"/>"))
         }
         parts.append(HTML(trusted: "</g><g class=\"layer faces\">"))
-        for face in report.faces { parts.append(faceShape(face)) }
+        for (index, face) in report.faces.enumerated() { parts.append(faceShape(face, index: index)) }
         // Regions from other analyzers share one layer, written only when there are any, so a
         // page of text and faces alone is unchanged.
         if !report.regions.isEmpty {
             parts.append(HTML(trusted: "</g><g class=\"layer regions\">"))
             for region in report.regions { parts.append(regionShape(region)) }
         }
-        parts.append(HTML(trusted: "</g></svg>"))
+        parts.append(HTML(trusted: "</g>"))
+        parts.append(textLayer())
+        parts.append(HTML(trusted: "</svg>"))
         return HTML.joined(parts)
     }
 
-    private func faceShape(_ face: FaceReport) -> HTML {
-        let label = "face, confidence " + DecimalText.format(face.confidence)
-        var shape = "<g class=\"face\" tabindex=\"-1\" aria-label=\"\(HTML(escaping: label))\">" + rect(face.box, class: "face-box").rendered
+    /// Invisible text over the scan, one `<text>` per line and a `<tspan>` per word stretched
+    /// to its box, so a drag over the image selects words and a copy gives them in reading
+    /// order, a line to a line. Sized from the line (one size per line reads evenly) and set
+    /// on its baseline when Tesseract gave one. Hidden from assistive technology: the text
+    /// panel holds the same words.
+    private func textLayer() -> HTML {
+        guard !report.words.isEmpty else { return HTML(trusted: "") }
+        var parts: [HTML] = [HTML(trusted: "<g class=\"layer text\" aria-hidden=\"true\">")]
+        var line = -1
+        for (index, word) in report.words.enumerated() {
+            let lineBox = report.lines.indices.contains(word.line) ? report.lines[word.line] : nil
+            if word.line != line || index == 0 {
+                if index > 0 { parts.append(HTML(trusted: "\n</text>")) }
+                parts.append(HTML(trusted: "<text class=\"tl\">"))
+                line = word.line
+            } else {
+                parts.append(HTML(trusted: " "))
+            }
+            let height = Double(lineBox?.box.height ?? word.box.height)
+            let size = max(1, height * 0.8)
+            let middle = Double(word.box.x) + Double(word.box.width) / 2
+            let baseline = lineBox?.baseline.map { $0.y(atX: middle) } ?? (Double(lineBox?.box.maxY ?? word.box.maxY) - height * 0.2)
+            parts.append(HTML(trusted: "<tspan class=\"tw\" data-i=\"\(index)\" x=\"\(word.box.x)\" y=\"\(number(baseline))\" font-size=\"\(number(size))\" textLength=\"\(max(1, word.box.width))\" lengthAdjust=\"spacingAndGlyphs\">")
+                + HTML(escaping: word.text) + HTML(trusted: "</tspan>"))
+        }
+        parts.append(HTML(trusted: "\n</text></g>"))
+        return HTML.joined(parts, separator: "")
+    }
+
+    private func faceShape(_ face: FaceReport, index: Int) -> HTML {
+        let label = "Face \(index + 1), confidence \(Self.percent(face.confidence))%"
+        var shape = "<g class=\"face\" id=\"f\(index)\" data-f=\"\(index)\" data-c=\"\(Self.percent(face.confidence))\" tabindex=\"0\" aria-label=\"\(HTML(escaping: label))\">"
+            + rect(face.box, class: "face-box").rendered
         let radius = number(max(2, Double(face.box.width) * 0.035))
         let landmarks = [("eye", face.leftEye), ("eye", face.rightEye), ("mouth", face.mouth), ("nose", face.nose),
                          ("mouth-corner", face.mouthLeft), ("mouth-corner", face.mouthRight)]
@@ -142,6 +192,91 @@ public struct PageView {
         parts.append(HTML(trusted: "</span></p>"))
         return HTML.joined(parts, separator: "")
     }
+
+    /// A face's confidence (0...1) in percent, as the words' confidences are written.
+    static func percent(_ confidence: Double) -> String { DecimalText.format(confidence * 100, maximumFractionDigits: 1) }
+
+    /// The faces as a list: a crop of each drawn from the display image (an SVG whose view box
+    /// is the face's box, so no file is made), its confidence and its landmarks.
+    private func faceList() -> HTML {
+        guard !report.faces.isEmpty else { return HTML(trusted: "<p class=\"empty\">No faces were found.</p>") }
+        var items: [HTML] = []
+        for (index, face) in report.faces.enumerated() {
+            let confidence = Self.percent(face.confidence)
+            let landmarks = Self.landmarkSummary(face)
+            var item = "<li class=\"face-item\" data-f=\"\(index)\" data-c=\"\(confidence)\">"
+                + "<button type=\"button\" class=\"face-button\" data-f=\"\(index)\" aria-label=\""
+                + HTML(escaping: "Face \(index + 1), confidence \(confidence)%, \(landmarks)").rendered + "\">"
+            if let imagePath = links.imagePath, face.box.width > 0, face.box.height > 0 {
+                let box = face.box
+                item += "<svg class=\"crop\" viewBox=\"\(box.x) \(box.y) \(box.width) \(box.height)\" aria-hidden=\"true\">"
+                    + "<image href=\"" + HTML(escaping: imagePath).rendered
+                    + "\" x=\"0\" y=\"0\" width=\"\(report.width)\" height=\"\(report.height)\" preserveAspectRatio=\"none\"/>"
+                for landmark in [face.leftEye, face.rightEye, face.nose, face.mouth, face.mouthLeft, face.mouthRight] {
+                    guard let landmark else { continue }
+                    item += "<circle class=\"landmark\" cx=\"\(number(landmark.x))\" cy=\"\(number(landmark.y))\" r=\"\(number(max(1.5, Double(box.width) * 0.03)))\"/>"
+                }
+                item += "</svg>"
+            }
+            item += "<span class=\"face-name\">Face \(index + 1)</span><span class=\"face-c\">\(confidence)%</span>"
+                + "<span class=\"face-marks\">" + HTML(escaping: landmarks).rendered + "</span></button></li>"
+            items.append(HTML(trusted: item))
+        }
+        return HTML(trusted: "<ul class=\"face-list\" id=\"face-list\">") + HTML.joined(items, separator: "") + HTML(trusted: "</ul>")
+    }
+
+    /// Which landmarks a face has, and how they were placed: "eyes, nose, mouth (detected)".
+    static func landmarkSummary(_ face: FaceReport) -> String {
+        var names: [String] = []
+        if face.leftEye != nil || face.rightEye != nil { names.append(face.leftEye != nil && face.rightEye != nil ? "eyes" : "one eye") }
+        if face.nose != nil { names.append("nose") }
+        if face.mouth != nil || face.mouthLeft != nil || face.mouthRight != nil { names.append("mouth") }
+        guard !names.isEmpty else { return "no landmarks" }
+        let all = [face.leftEye, face.rightEye, face.nose, face.mouth, face.mouthLeft, face.mouthRight].compactMap { $0 }
+        let sources = Set(all.map(\.source))
+        let how = sources == ["detected"] ? "detected" : sources.contains("detected") ? "detected and estimated" : "estimated"
+        return names.joined(separator: ", ") + " (" + how + ")"
+    }
+
+    /// What the page is and what came of it: the source, size, resolution, language, the
+    /// files to take, and the timings folded away (they are for developers).
+    private func info() -> HTML {
+        var rows: [HTML] = []
+        func row(_ name: String, _ value: HTML) {
+            rows.append(HTML(trusted: "<div><dt>") + HTML(escaping: name) + HTML(trusted: "</dt><dd>") + value + HTML(trusted: "</dd></div>"))
+        }
+        let sourceName = HTML(escaping: report.source)
+        if let original = links.original {
+            row("Source", HTML(trusted: "<a class=\"original\" href=\"") + HTML(escaping: original) + HTML(trusted: "\">") + sourceName
+                + HTML(trusted: "</a>"))
+        } else {
+            row("Source", sourceName)
+        }
+        row("Page", HTML(escaping: String(report.pageIndex + 1)))
+        if report.width > 0 { row("Size", HTML(escaping: "\(report.width) × \(report.height) px")) }
+        if let resolution { row("Resolution", HTML(escaping: "\(resolution) ppi")) }
+        if !languages.isEmpty { row("Language", HTML(escaping: languages.joined(separator: "+"))) }
+        row("Words", HTML(escaping: String(report.words.count)))
+        if let mean = report.meanConfidence {
+            row("Mean confidence", HTML(escaping: DecimalText.format(mean, maximumFractionDigits: 1) + "%"))
+        }
+        let downloads = Self.downloadOrder.compactMap { format, name in
+            links.outputs[format].map { path in
+                HTML(trusted: "<li><a href=\"") + HTML(escaping: path) + HTML(trusted: "\" data-format=\"\(format)\" download>")
+                    + HTML(escaping: name) + HTML(trusted: "</a></li>")
+            }
+        }
+        if !downloads.isEmpty {
+            row("Outputs", HTML(trusted: "<ul class=\"downloads\">") + HTML.joined(downloads, separator: "") + HTML(trusted: "</ul>"))
+        }
+        return HTML(trusted: "<dl class=\"info\">") + HTML.joined(rows, separator: "") + HTML(trusted: "</dl>")
+            + HTML(trusted: "<details class=\"timing-details\"><summary>Timings</summary>") + timings() + HTML(trusted: "</details>")
+    }
+
+    /// The outputs offered for download, in this order, with the names a person knows them by.
+    static let downloadOrder: [(String, String)] = [
+        ("json", "JSON"), ("hocr", "hOCR"), ("alto", "ALTO XML"), ("tsv", "TSV"), ("txt", "Plain text"), ("pdf", "Searchable PDF"),
+    ]
 
     private func timings() -> HTML {
         let stages = report.timings.stages

@@ -77,7 +77,7 @@ struct HTMLTests {
         report.source = "<img src=x onerror=alert(1)>.png"
         let html = PageView(report: report, imagePath: "a\".png").render()
         #expect(html.contains("viewBox=\"0 0 200 100\""))
-        #expect(html.contains("<rect class=\"word high\" id=\"w0\" data-i=\"0\" data-c=\"96.1\" x=\"10\" y=\"20\" width=\"50\" height=\"15\" tabindex=\"0\" aria-label=\"Hello, 96.1%\"/>"))
+        #expect(html.contains("<rect class=\"word high\" id=\"w0\" data-i=\"0\" data-c=\"96.12\" x=\"10\" y=\"20\" width=\"50\" height=\"15\" tabindex=\"0\" aria-label=\"Hello, 96.1%\"/>"))
         #expect(html.contains("<rect class=\"word low\" id=\"w1\" data-i=\"1\" data-c=\"42\" x=\"70\" y=\"20\" width=\"100\" height=\"15\""))
         #expect(html.contains("href=\"a&quot;.png\""))
         #expect(!html.contains("<img src=x"))

@@ -1,3 +1,4 @@
+import Foundation
 import GlossContract
 import GlossImaging
 import GlossReports
@@ -11,7 +12,8 @@ struct PageFiles {
     /// Writes every requested format, and the display copy when there is one, each atomically;
     /// returns the files written by format, relative to the batch folder. The PDF of a page of a
     /// multi-page file is only named here: it is written once all the file's pages are done.
-    func write(_ report: PageReport, display: Raster?, id: String, pdf: PagePDF) throws -> [String: String] {
+    /// `resolution` (pixels per inch, when the file states it) is shown by the page view.
+    func write(_ report: PageReport, display: Raster?, id: String, pdf: PagePDF, resolution: Int? = nil) throws -> [String: String] {
         var outputs: [String: String] = [:]
         var imageName: String?
         if let display {
@@ -24,8 +26,11 @@ struct PageFiles {
             try AtomicFile.write(try DisplayPicture(thumbnailOf: display).bytes, to: layout.pagesFolder + "/" + thumbnail)
             outputs["thumbnail"] = "pages/" + thumbnail
         }
-        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext,
-                                   links: PageLinks(imagePath: imageName))
+        let links = PageLinks(imagePath: imageName, outputs: Self.outputLinks(id: id, formats: settings.formats, pdf: pdf),
+                              original: PageLinks.link(to: report.source, from: layout.pagesFolder,
+                                                       workingDirectory: FileManager.default.currentDirectoryPath))
+        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links,
+                                   resolution: resolution)
         for file in files {
             let name = id + "." + file.fileExtension
             try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + name)
@@ -43,6 +48,19 @@ struct PageFiles {
             }
         }
         return outputs
+    }
+
+    /// The files `write` makes beside the page's HTML, by format, as links from that HTML.
+    static func outputLinks(id: String, formats: Set<OutputFormat>, pdf: PagePDF) -> [String: String] {
+        var links: [String: String] = [:]
+        for format in formats where format != .html && format.isText { links[format.rawValue] = id + "." + format.fileExtension }
+        if formats.contains(.pdf) {
+            switch pdf {
+            case .single: links["pdf"] = id + "." + OutputFormat.pdf.fileExtension
+            case .combined(let combinedID): links["pdf"] = combinedID + "." + OutputFormat.pdf.fileExtension
+            }
+        }
+        return links
     }
 
     /// The last part of a path or URL, as a PDF's title.

@@ -200,7 +200,7 @@ struct PageGraph: Sendable {
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
         let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         do {
-            let (copies, size, layer) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
+            let (copies, size, layer, resolution) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
             // With --skip-text, a page holding text keeps it, and no analyzer reads it again.
             let keptText = settings.skipText ? layer.flatMap(RecognizedText.init(layer:)) : nil
             // Each analyzer gets its own image, and the page keeps none of them: an engine that
@@ -227,7 +227,8 @@ struct PageGraph: Sendable {
                     let pdf = try combinedPDF ?? .single(settings.formats.contains(.pdf)
                         ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
                         : nil)
-                    return try PageFiles(layout: layout, settings: settings).write(finished, display: display, id: id, pdf: pdf)
+                    return try PageFiles(layout: layout, settings: settings).write(finished, display: display, id: id, pdf: pdf,
+                                                                                   resolution: resolution)
                 }
             }
             return Outcome(report: finished, outputs: outputs)
@@ -239,22 +240,26 @@ struct PageGraph: Sendable {
         }
     }
 
-    /// Decode, prepare and copies: the page's copies, its size in the file's pixels and the text
-    /// it already holds (a PDF's text layer). The decoded page ends here, before the analyzers
-    /// run, so its memory is not held beside theirs.
+    /// Decode, prepare and copies: the page's copies, its size in the file's pixels, the text
+    /// it already holds (a PDF's text layer) and its pixels per inch in the file's pixels, when
+    /// the file states them. The decoded page ends here, before the analyzers run, so its
+    /// memory is not held beside theirs.
     private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
-        async throws -> (PageCopies, PixelSize, PDFTextLayer?) {
+        async throws -> (PageCopies, PixelSize, PDFTextLayer?, Int?) {
         let path = file.path
         let (decoded, layer) = try await step(.decode, file: path, page: index, clock: clock) {
             try await worker.image.run { _ in (try file.decodePage(index), try file.textLayer(ofPage: index)) }
         }
+        let size = decoded.size
+        // The decoder states the resolution of its raster, which is reduced for a huge image.
+        let resolution = decoded.resolution.map { Int((Double($0) * Double(size.width) / Double(max(1, decoded.raster.width))).rounded()) }
         let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
         let copies = try await step(.copies, file: path, page: index, clock: clock) {
             try await worker.image.run { [requests = worker.imageRequests] _ in
                 PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
             }
         }
-        return (copies, decoded.size, layer)
+        return (copies, size, layer, resolution)
     }
 
     /// The preparation of a page for its analyzers: the identity until the preprocessing
