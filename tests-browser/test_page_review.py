@@ -478,11 +478,7 @@ def main():
     finally:
         driver.quit()
         shutil.rmtree(work, ignore_errors=True)
-    print("screenshots: " + args.artifacts)
-    if run.skipped:
-        print("%d skipped (see the notes above)" % run.skipped)
-    print("%d passed, %d failed" % (run.passed, run.failed))
-    sys.exit(1 if run.failed else 0)
+    run.conclude()
 
 
 if __name__ == "__main__":

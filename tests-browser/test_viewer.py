@@ -139,6 +139,14 @@ class Run:
             if not isinstance(error, Failure):
                 traceback.print_exc()
 
+    def conclude(self):
+        """The last lines every browser test prints, and its exit status."""
+        print("screenshots: " + self.args.artifacts)
+        if self.skipped:
+            print("%d skipped (see the notes above)" % self.skipped)
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        sys.exit(1 if self.failed else 0)
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -488,11 +496,7 @@ def main():
     finally:
         driver.quit()
         shutil.rmtree(work, ignore_errors=True)
-    print("screenshots: " + args.artifacts)
-    if run.skipped:
-        print("%d skipped (see the notes above)" % run.skipped)
-    print("%d passed, %d failed" % (run.passed, run.failed))
-    sys.exit(1 if run.failed else 0)
+    run.conclude()
 
 
 if __name__ == "__main__":
