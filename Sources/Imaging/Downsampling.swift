@@ -44,6 +44,21 @@ extension Raster {
                             func average(row y: Int) {
                                 let input = source.baseAddress! + y * width * c
                                 let output = rowsAcross.baseAddress! + (y % ring) * rowLength
+                                if c == 1 {
+                                    // Grey, most scans: the loop without the colour channels.
+                                    for ox in 0..<targetWidth {
+                                        var at = input + start[ox]
+                                        var w = weight + offset[ox]
+                                        var r: Float = 0
+                                        for _ in 0..<count[ox] {
+                                            r += Float(at.pointee) * w.pointee
+                                            at += 1
+                                            w += 1
+                                        }
+                                        output[ox] = r
+                                    }
+                                    return
+                                }
                                 for ox in 0..<targetWidth {
                                     var at = input + start[ox] * c
                                     var w = weight + offset[ox]
@@ -81,7 +96,12 @@ extension Raster {
                                         w += 1
                                     }
                                     let byte = { (i: Int) in UInt32(Swift.min(255, Swift.max(0, sums[i] + 0.5))) }
-                                    if toGrey {
+                                    if c == 1 {
+                                        let output = target.baseAddress! + oy * rowLength
+                                        for i in 0..<rowLength {
+                                            output[i] = UInt8(truncatingIfNeeded: Int32(Swift.min(255, Swift.max(0, sums[i] + 0.5))))
+                                        }
+                                    } else if toGrey {
                                         let output = target.baseAddress! + oy * targetWidth
                                         for x in 0..<targetWidth {
                                             // The luma `grayscale()` gives, of the rounded colour.
