@@ -22,7 +22,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_viewer  # noqa: E402  (its helpers; it skips with exit 0 when Selenium is missing)
-from test_viewer import Failure, Run, browser, check, console_errors, find_tool, load  # noqa: E402
+from test_viewer import Failure, Run, browser, check, console_errors, load  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 ROOT = test_viewer.ROOT
@@ -63,32 +63,14 @@ def main():
     parser.add_argument("--artifacts", default=os.path.join(ROOT, ".build/browser-test"))
     args = parser.parse_args()
 
-    chromium = find_tool(["chromium", "chromium-browser", "google-chrome"])
-    driver_path = find_tool(["chromedriver"]) or ("/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
-    if not chromium or not driver_path:
-        print("index view test SKIPPED: chromium or chromedriver is not installed (make setup installs them)")
-        sys.exit(0)
-    if not os.access(args.gloss, os.X_OK):
-        print("index view test FAILED: no gloss binary at %s (run swift build first)" % args.gloss)
-        print("0 passed, 1 failed")
-        sys.exit(1)
-
+    chromium, driver_path = test_viewer.browser_tools()
     os.makedirs(args.artifacts, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gloss-index-")
     inputs = os.path.join(work, "in")
     report = os.path.join(work, "report")
     os.makedirs(inputs)
     folders = make_inputs(inputs)
-    environment = dict(os.environ, OMP_THREAD_LIMIT="1")
-    result = subprocess.run([args.gloss, "annotate"] + folders + ["-o", report, "--quiet"], env=environment,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if result.returncode not in (0, 1) or not os.path.exists(os.path.join(report, "index.html")):
-        print(result.stderr)
-        print("index view test FAILED: gloss annotate exited %d without a report" % result.returncode)
-        print("0 passed, 1 failed")
-        sys.exit(1)
-
-    manifest = json.load(open(os.path.join(report, "gloss.json")))
+    manifest = test_viewer.annotate_report("index view test", args.gloss, folders + ["-o", report])
     entries = manifest["pages"]
     index_url = "file://" + urllib.parse.quote(os.path.join(report, "index.html"))
     driver = browser(chromium, driver_path)

@@ -46,15 +46,7 @@ def main():
     parser.add_argument("--screenshots", help="write the README's page-desktop.png and page-phone.png here")
     args = parser.parse_args()
 
-    chromium = viewer.find_tool(["chromium", "chromium-browser", "google-chrome"])
-    driver_path = viewer.find_tool(["chromedriver"]) or ("/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
-    if not chromium or not driver_path:
-        viewer.skip("chromium and chromium-driver are not installed (make setup installs them)")
-    if not os.access(args.gloss, os.X_OK):
-        print("page review test FAILED: no gloss binary at %s" % args.gloss)
-        print("0 passed, 1 failed")
-        sys.exit(1)
-
+    chromium, driver_path = viewer.browser_tools()
     os.makedirs(args.artifacts, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gloss-review-")
     inputs = os.path.join(work, "in")
@@ -65,18 +57,10 @@ def main():
     shutil.copy(os.path.join(ROOT, "fixtures/faces/astronaut-trio.png"), inputs)
     if args.screenshots:
         shutil.copy(os.path.join(ROOT, "fixtures/scans/page.png"), os.path.join(inputs, "scan.png"))
-    environment = dict(os.environ, OMP_THREAD_LIMIT="1")
     # Run from the work folder with relative paths: the links to the originals are made from those.
-    result = subprocess.run([os.path.abspath(args.gloss), "annotate", "in", "-o", "report", "--quiet",
-                             "--format", "html,json,hocr,alto,tsv,txt,pdf"], cwd=work,
-                            env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if result.returncode != 0:
-        print(result.stderr)
-        print("page review test FAILED: gloss annotate exited %d" % result.returncode)
-        print("0 passed, 1 failed")
-        sys.exit(1)
-
-    manifest = json.load(open(os.path.join(report, "gloss.json")))
+    manifest = viewer.annotate_report("page review test", args.gloss,
+                                      ["in", "-o", "report", "--format", "html,json,hocr,alto,tsv,txt,pdf"],
+                                      cwd=work, statuses=(0,))
     entries = {os.path.basename(entry["source"]): entry for entry in manifest["pages"]}
     truth = json.load(open(os.path.join(ROOT, "fixtures/text/sans.json")))
 

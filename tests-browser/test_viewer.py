@@ -88,6 +88,41 @@ def make_inputs(folder):
         print("note: no page with markup text (%s)" % error)
 
 
+def browser_tools():
+    """Chromium and its driver; without them the test is skipped (exit 0), naming what is missing."""
+    chromium = find_tool(["chromium", "chromium-browser", "google-chrome"])
+    driver_path = find_tool(["chromedriver"]) or ("/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
+    if not chromium:
+        skip("chromium is not installed (make setup installs it)")
+    if not driver_path:
+        skip("chromedriver is not installed (Debian's chromium-driver; make setup installs it)")
+    return chromium, driver_path
+
+
+def set_up_failed(test, reason, detail=None):
+    """Ends a browser test whose set-up failed: one failure, before any check ran."""
+    if detail:
+        print(detail)
+    print("%s FAILED: %s" % (test, reason))
+    print("0 passed, 1 failed")
+    sys.exit(1)
+
+
+def annotate_report(test, gloss, arguments, cwd=None, statuses=(0, 1)):
+    """Runs `gloss annotate ARGUMENTS` (one OCR thread, as on CI) and returns the manifest of
+    the report it wrote (`-o` among the arguments); ends the test when there is none."""
+    if not os.access(gloss, os.X_OK):
+        set_up_failed(test, "no gloss binary at %s (run swift build first)" % gloss)
+    report = arguments[arguments.index("-o") + 1]
+    report = os.path.join(cwd, report) if cwd else report
+    result = subprocess.run([os.path.abspath(gloss), "annotate"] + arguments + ["--quiet"], cwd=cwd,
+                            env=dict(os.environ, OMP_THREAD_LIMIT="1"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    if result.returncode not in statuses or not os.path.exists(os.path.join(report, "index.html")):
+        set_up_failed(test, "gloss annotate exited %d without a report" % result.returncode, result.stderr)
+    return json.load(open(os.path.join(report, "gloss.json")))
+
+
 def browser(chromium, driver):
     options = Options()
     options.binary_location = chromium
@@ -154,33 +189,14 @@ def main():
     parser.add_argument("--artifacts", default=os.path.join(ROOT, ".build/browser-test"))
     args = parser.parse_args()
 
-    chromium = find_tool(["chromium", "chromium-browser", "google-chrome"])
-    driver_path = find_tool(["chromedriver"]) or ("/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
-    if not chromium:
-        skip("chromium is not installed (make setup installs it)")
-    if not driver_path:
-        skip("chromedriver is not installed (Debian's chromium-driver; make setup installs it)")
-    if not os.access(args.gloss, os.X_OK):
-        print("browser test FAILED: no gloss binary at %s (run swift build first)" % args.gloss)
-        print("0 passed, 1 failed")
-        sys.exit(1)
-
+    chromium, driver_path = browser_tools()
     os.makedirs(args.artifacts, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gloss-browser-")
     inputs = os.path.join(work, "in")
     report = os.path.join(work, "report")
     os.makedirs(inputs)
     make_inputs(inputs)
-    environment = dict(os.environ, OMP_THREAD_LIMIT="1")
-    result = subprocess.run([args.gloss, "annotate", inputs, "-o", report, "--quiet"], env=environment,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if result.returncode not in (0, 1) or not os.path.exists(os.path.join(report, "index.html")):
-        print(result.stderr)
-        print("browser test FAILED: gloss annotate exited %d without a report" % result.returncode)
-        print("0 passed, 1 failed")
-        sys.exit(1)
-
-    manifest = json.load(open(os.path.join(report, "gloss.json")))
+    manifest = annotate_report("browser test", args.gloss, [inputs, "-o", report])
     pages = {os.path.basename(entry["source"]): entry for entry in manifest["pages"] if entry.get("outputs")}
     truth = json.load(open(os.path.join(ROOT, "fixtures/text/sans.json")))
     sans_url = "file://" + urllib.parse.quote(os.path.join(report, pages["sans.png"]["outputs"]["html"]))
