@@ -31,13 +31,16 @@ public struct PageFindings: Sendable, Equatable {
     public var regions: [Region]
     /// What the text analyzer measured for review (ink without words); nil when not measured.
     public var review: PageReview?
+    /// What was done to the page before it was read; nil when nothing was tried.
+    public var preparation: PagePreparation?
 
     public init(text: RecognizedText = RecognizedText(), faces: [Face] = [], regions: [Region] = [],
-                review: PageReview? = nil) {
+                review: PageReview? = nil, preparation: PagePreparation? = nil) {
         self.text = text
         self.faces = faces
         self.regions = regions
         self.review = review
+        self.preparation = preparation
     }
 
     /// Adds another analyzer's findings: text blocks, faces and regions are appended in turn.
@@ -46,5 +49,6 @@ public struct PageFindings: Sendable, Equatable {
         faces += other.faces
         regions += other.regions
         review = review ?? other.review
+        if let theirs = other.preparation { preparation = preparation.map { $0.merged(with: theirs) } ?? theirs }
     }
 }

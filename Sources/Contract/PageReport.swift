@@ -122,6 +122,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// Signs that the page needs a reviewer's eye; nil when not measured (older reports, pages
     /// without text recognition).
     public var review: PageReview?
+    /// What was done to the page before its text was read; nil when nothing was tried
+    /// (`--prepare none`, older reports).
+    public var preparation: PagePreparation?
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
@@ -142,6 +145,7 @@ public struct PageReport: Codable, Sendable, Equatable {
                   faces: findings.faces.map { FaceReport($0, in: size) }, timings: timings)
         regions = findings.regions.map { RegionReport($0, in: size) }
         review = findings.review
+        preparation = findings.preparation
     }
 
     /// A page that was read: its text converted from normalised boxes to pixels of `size`.
@@ -201,7 +205,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
-        case timeline, regions, existingText, review
+        case timeline, regions, existingText, review, preparation
     }
 
     public init(from decoder: any Decoder) throws {
@@ -223,6 +227,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         regions = try container.decodeIfPresent([RegionReport].self, forKey: .regions) ?? []
         existingText = try container.decodeIfPresent(String.self, forKey: .existingText)
         review = try container.decodeIfPresent(PageReview.self, forKey: .review)
+        preparation = try container.decodeIfPresent(PagePreparation.self, forKey: .preparation)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -246,6 +251,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         // Only for pages that hold text of their own: other pages' JSON is as before.
         try container.encodeIfPresent(existingText, forKey: .existingText)
         try container.encodeIfPresent(review, forKey: .review)
+        try container.encodeIfPresent(preparation, forKey: .preparation)
     }
 }
 
@@ -270,6 +276,10 @@ public struct StageTimings: Codable, Sendable, Equatable {
 
     public mutating func record(_ name: String, _ duration: Duration) {
         stages.append((name, duration.milliseconds))
+    }
+
+    public mutating func record(_ name: String, milliseconds: Double) {
+        stages.append((name, milliseconds))
     }
 
     public subscript(name: String) -> Double? { stages.first { $0.name == name }?.milliseconds }

@@ -6,6 +6,8 @@ import GlossTextRecognition
 /// words leave uncovered, for review.
 struct TextAnalyzer: Analyzer {
     let options: RecognitionOptions
+    /// Whether the text copy is prepared (`--prepare auto`) and dropped text read again.
+    var preparing = false
 
     var name: String { "ocr" }
     var readsText: Bool { true }

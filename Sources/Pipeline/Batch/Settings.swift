@@ -31,6 +31,9 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var pdfResolution: Int = ImageFile.defaultPDFResolution
     /// Keep the text a PDF page already holds instead of reading it again (`--skip-text`).
     public var skipText: Bool = false
+    /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
+    /// dropped text read again (`--prepare`).
+    public var prepare: PreparationMode = .auto
 
     public init(
         recognition: RecognitionOptions = RecognitionOptions(),
@@ -58,7 +61,7 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
 extension AnnotationSettings {
     private enum CodingKeys: String, CodingKey {
         case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDetector, faceDimension
-        case faceModelPath, iiif, pdfResolution, skipText
+        case faceModelPath, iiif, pdfResolution, skipText, prepare
     }
 
     /// Settings recorded before the CNN detector existed were read with the cascade.
@@ -76,6 +79,8 @@ extension AnnotationSettings {
         iiif = try container.decodeIfPresent(IIIFOutput.self, forKey: .iiif)
         pdfResolution = try container.decodeIfPresent(Int.self, forKey: .pdfResolution) ?? ImageFile.defaultPDFResolution
         skipText = try container.decodeIfPresent(Bool.self, forKey: .skipText) ?? false
+        // Settings recorded before preparation existed read pages as they came.
+        prepare = try container.decodeIfPresent(PreparationMode.self, forKey: .prepare) ?? PreparationMode.none
     }
 
     /// Written with the formats sorted: a set has no order of its own, and the same settings
@@ -97,6 +102,9 @@ extension AnnotationSettings {
         // they did, so their finished pages stay finished.
         if pdfResolution != ImageFile.defaultPDFResolution { try container.encode(pdfResolution, forKey: .pdfResolution) }
         if skipText { try container.encode(skipText, forKey: .skipText) }
+        // Without preparation a page reads as it did before it existed, and fingerprints so;
+        // with it, pages finished by an older Gloss are read again.
+        if prepare != .none { try container.encode(prepare, forKey: .prepare) }
     }
 }
 
@@ -129,6 +137,14 @@ extension AnnotationSettings {
         let bytes = (try? encoder.encode(settings)).map { Array($0) } ?? []
         return String(SHA256.hex(of: bytes + Array((formats + glossVersion).utf8)).prefix(16))
     }
+}
+
+/// Whether a page is prepared before its text is read (`--prepare`).
+public enum PreparationMode: String, Sendable, Codable, Hashable, CaseIterable {
+    /// Each step decided from what the page shows: orientation, skew, letter size, dropped text.
+    case auto
+    /// The page as it came, read once.
+    case none
 }
 
 /// The IIIF Presentation output of a batch.

@@ -1,0 +1,50 @@
+/// What was done to a page before its text was read (`--prepare auto`), and what each step
+/// cost: the reader of a report can tell a page Gloss turned, straightened or read twice from
+/// one it read as it came. Absent from pages read with `--prepare none` and from older reports.
+///
+/// Geometry is undone before anything is reported: boxes are always in the input's pixels.
+public struct PagePreparation: Codable, Sendable, Equatable {
+    /// Degrees the page was turned clockwise to stand upright: 0, 90, 180 or 270.
+    public var rotation: Int = 0
+    /// The orientation detector's confidence in `rotation`, on its own scale; nil when the
+    /// orientation was not asked (the page read well as it came).
+    public var orientationConfidence: Double?
+    /// Degrees the page was turned to level its lines (counter-clockwise positive); 0 when level.
+    public var skew: Double = 0
+    /// The factor the text copy was scaled by, so its letters reach the size Tesseract reads best.
+    public var scale: Double = 1
+    /// The height of a lower-case letter, in the input's pixels; nil when not measured.
+    public var xHeight: Double?
+    /// How the text copy was turned to black and white before Tesseract: `tesseract` (its own
+    /// Otsu threshold), `sauvola` (local threshold, for uneven light) or another recipe's name.
+    public var binarization: String = "tesseract"
+    /// Regions whose ink no recognised word covered, read again on their own.
+    public var regionsReread: Int = 0
+    /// Words those second readings added to the page.
+    public var wordsAdded: Int = 0
+    /// Milliseconds of each step that ran, in order.
+    public var timings: StageTimings = StageTimings()
+
+    public init() {}
+
+    /// Whether anything at all was changed: a page prepared and left as it came says so.
+    public var changedPage: Bool {
+        rotation != 0 || skew != 0 || scale != 1 || binarization != "tesseract" || wordsAdded > 0
+    }
+
+    /// Both records in one: the geometric steps of the page and the text copy's own, each
+    /// filled by the stage that did them.
+    public func merged(with other: PagePreparation) -> PagePreparation {
+        var merged = self
+        if other.rotation != 0 { merged.rotation = other.rotation }
+        merged.orientationConfidence = orientationConfidence ?? other.orientationConfidence
+        if other.skew != 0 { merged.skew = other.skew }
+        if other.scale != 1 { merged.scale = other.scale }
+        merged.xHeight = xHeight ?? other.xHeight
+        if other.binarization != "tesseract" { merged.binarization = other.binarization }
+        merged.regionsReread += other.regionsReread
+        merged.wordsAdded += other.wordsAdded
+        for stage in other.timings.stages { merged.timings.record(stage.name, milliseconds: stage.milliseconds) }
+        return merged
+    }
+}
