@@ -21,7 +21,7 @@ let package = Package(
             name: "Gloss",
             targets: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork", "GlossModels", "GlossTextRecognition",
-                "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex",
+                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -83,6 +83,10 @@ let package = Package(
             path: "Sources/TextRecognition", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
+            name: "GlossPreparation", dependencies: ["GlossGeometry", "GlossImaging"],
+            path: "Sources/Preparation", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GlossFaceDetection",
             dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork"],
             path: "Sources/FaceDetection", exclude: ["README.md"], swiftSettings: swiftSettings
@@ -105,8 +109,8 @@ let package = Package(
         .target(
             name: "GlossPipeline",
             dependencies: [
-                "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossFaceDetection", "GlossModels",
-                "GlossReports", "GlossIndex",
+                "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
+                "GlossModels", "GlossReports", "GlossIndex",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
@@ -152,6 +156,9 @@ let package = Package(
         ),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
         .testTarget(name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TextRecognitionTests", dependencies: ["GlossContract", "GlossTextRecognition", "GlossImaging", "GlossTestSupport"],

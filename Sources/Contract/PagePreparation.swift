@@ -13,7 +13,8 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     public var skew: Double = 0
     /// The factor the text copy was scaled by, so its letters reach the size Tesseract reads best.
     public var scale: Double = 1
-    /// The height of a lower-case letter, in the input's pixels; nil when not measured.
+    /// The height of a lower-case letter (the most common letter height), in pixels of the copy
+    /// Tesseract was handed before scaling (the page at up to 300 ppi); nil when not measured.
     public var xHeight: Double?
     /// How the text copy was turned to black and white before Tesseract: `tesseract` (its own
     /// Otsu threshold), `sauvola` (local threshold, for uneven light) or another recipe's name.

@@ -47,21 +47,27 @@ public final class TextRecognizer {
     /// states it; raising `cancellation` stops the engine at its next check (after layout
     /// analysis, then about once per line) and this throws `CancellationError`.
     ///
+    /// A colour page is handed over in colour, as the `tesseract` command hands it: Tesseract
+    /// thresholds each channel on its own and keeps a pixel that is dark in any of them, so
+    /// yellow text on white or a header on a coloured band survives, where one grey copy made
+    /// first can flatten them into their background.
+    ///
     /// The image is consumed: Tesseract works on a copy of its own, and a caller that passes
     /// the last reference has the page in memory once, not twice, while it is recognised.
     public func recognize(
         _ image: consuming Raster, resolution: Int?, cancellation: CancellationFlag? = nil
     ) throws -> RecognizedText {
-        let grey = (consume image).grayscale()
-        let size = grey.size
+        let page = consume image
+        let size = page.size
         // Nothing legible fits in a strip a few pixels wide, and Tesseract's layout analysis
         // fails on one (a 1x100000 image) rather than finding nothing.
         guard size.width >= Self.smallestLegibleSide, size.height >= Self.smallestLegibleSide else { return RecognizedText() }
         OpenMP.runSingleThreadedOnThisThread()
-        grey.pixels.withUnsafeBufferPointer { pixels in
-            TessBaseAPISetImage(engine, pixels.baseAddress, Int32(size.width), Int32(size.height), 1, Int32(size.width))
+        page.pixels.withUnsafeBufferPointer { pixels in
+            TessBaseAPISetImage(engine, pixels.baseAddress, Int32(size.width), Int32(size.height),
+                                Int32(page.channels), Int32(page.bytesPerRow))
         }
-        _ = consume grey
+        _ = consume page
         TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
         let monitor = Monitor(cancellation: cancellation)
         let status = TessBaseAPIRecognize(engine, monitor.handle)

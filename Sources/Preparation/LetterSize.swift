@@ -1,0 +1,204 @@
+import GlossImaging
+
+/// How tall a page's letters are, measured from its ink: the most common height of the marks
+/// of a letter's shape. On a page of text that is the height of `a`, `e`, `n`, `o` (the
+/// x-height); on a table of figures, the height of the digits.
+///
+/// Tesseract's layout analysis sizes its rules (gaps, columns, noise) from the resolution it is
+/// told, and its recogniser reads best at certain letter sizes. A file's stated resolution is
+/// often a placeholder (72 or 96 ppi on a page scanned at 300), so the letters themselves are
+/// the better witness of how large the text is.
+public struct LetterSize: Sendable, Equatable {
+    /// The most common letter height, in pixels of the image measured.
+    public var xHeight: Int
+    /// How many letter-shaped marks were measured.
+    public var letters: Int
+
+    /// Fewer letter-shaped marks than this say nothing reliable about a page's text.
+    public static let fewestLetters = 20
+
+    public init(xHeight: Int, letters: Int) {
+        self.xHeight = xHeight
+        self.letters = letters
+    }
+
+    /// Measures `page` (grey or colour); nil when it holds too few letter-shaped marks.
+    public init?(of page: Raster) {
+        let grey = page.layout == .gray ? page : page.grayscale()
+        guard grey.width > 2, grey.height > 2 else { return nil }
+        let threshold = OtsuThreshold(of: grey.pixels)
+        let dark = grey.pixels.lazy.filter { $0 <= threshold }.count
+        // Light text on a dark page: the letters are the light side.
+        let inkIsDark = dark * 2 <= grey.pixels.count
+        let marks = Marks(in: grey, threshold: threshold, inkIsDark: inkIsDark)
+        let tallest = max(8, grey.height / 8)
+        // Shading: large marks that are mostly ink, the merged dots of a halftone or dither.
+        let shading = marks.boxes.filter { $0.height > 24 && $0.width > 24 && $0.pixels * 4 >= $0.width * $0.height }
+        let candidates = marks.boxes.filter { mark in
+            mark.looksLikeALetter(tallest: tallest) && !shading.contains {
+                $0.minX <= mark.minX && $0.maxX >= mark.maxX && $0.minY <= mark.minY && $0.maxY >= mark.maxY
+                    && $0.width * $0.height >= 4 * mark.width * mark.height
+            }
+        }
+        var histogram = [Int](repeating: 0, count: tallest + 2)
+        var letters = 0
+        // Each mark counts by its ink, so the dots of a dotted rule, many and tiny, do not
+        // outvote the letters beside them.
+        for (mark, isLetter) in zip(candidates, Self.letters(among: candidates)) where isLetter {
+            histogram[mark.height] += mark.pixels
+            letters += 1
+        }
+        guard letters >= Self.fewestLetters else { return nil }
+        // Smoothed over neighbouring heights: a font's x-height falls on two adjacent values.
+        var best = 0, bestScore = -1
+        for height in 1...tallest {
+            let score = histogram[height - 1] + 2 * histogram[height] + histogram[height + 1]
+            if score > bestScore { (best, bestScore) = (height, score) }
+        }
+        self.init(xHeight: best, letters: letters)
+    }
+}
+
+extension LetterSize {
+    /// Which marks are letters of a line of text: each has a neighbour of about its height
+    /// beside it, sitting on the same line, and none stacked closely above or below it.
+    ///
+    /// The dots of a halftone shading or a dithered picture have neighbours as close above and
+    /// below as beside, where the letters of consecutive lines are a line's gap apart. Without
+    /// this a shaded table's thousands of dots outvote its text (a Scribe table read its dots'
+    /// 4 px as the x-height).
+    static func letters(among marks: [Marks.Box]) -> [Bool] {
+        let cell = 16
+        var grid: [Int: [Int32]] = [:]
+        func key(_ column: Int, _ row: Int) -> Int { row << 24 | column }
+        for (index, mark) in marks.enumerated() {
+            for row in (mark.minY / cell)...(mark.maxY / cell) {
+                for column in (mark.minX / cell)...(mark.maxX / cell) { grid[key(column, row), default: []].append(Int32(index)) }
+            }
+        }
+        /// Marks whose boxes meet the rectangle, other than `mark` itself.
+        func any(near index: Int, x0: Int, y0: Int, x1: Int, y1: Int, _ body: (Marks.Box) -> Bool) -> Bool {
+            for row in (max(0, y0) / cell)...(max(0, y1) / cell) {
+                for column in (max(0, x0) / cell)...(max(0, x1) / cell) {
+                    for other in grid[key(column, row)] ?? [] where Int(other) != index {
+                        let box = marks[Int(other)]
+                        if box.minX <= x1, box.maxX >= x0, box.minY <= y1, box.maxY >= y0, body(box) { return true }
+                    }
+                }
+            }
+            return false
+        }
+        return marks.indices.map { index in
+            let mark = marks[index], h = mark.height
+            func similar(_ other: Marks.Box) -> Bool { other.height * 2 >= h && other.height <= h * 2 }
+            let stacked = any(near: index, x0: mark.minX, y0: mark.minY - h / 2 - 1, x1: mark.maxX, y1: mark.maxY + h / 2 + 1) { other in
+                similar(other) && (other.maxY < mark.minY || other.minY > mark.maxY)
+            }
+            guard !stacked else { return false }
+            return any(near: index, x0: mark.minX - h, y0: mark.minY, x1: mark.maxX + h, y1: mark.maxY) { other in
+                similar(other) && abs(other.maxY - mark.maxY) * 3 <= h && (other.maxX < mark.minX || other.minX > mark.maxX)
+            }
+        }
+    }
+}
+
+/// Otsu's threshold of 8-bit values: the level that best splits them into two classes.
+func OtsuThreshold(of pixels: [UInt8]) -> UInt8 {
+    var histogram = [Int](repeating: 0, count: 256)
+    pixels.withUnsafeBufferPointer { values in
+        for value in values { histogram[Int(value)] += 1 }
+    }
+    let total = Double(pixels.count)
+    let sum = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
+    var below = 0.0, belowSum = 0.0, best = 0.0, threshold = 127
+    for level in 0..<256 {
+        below += Double(histogram[level])
+        guard below > 0, below < total else { continue }
+        belowSum += Double(level * histogram[level])
+        let meanBelow = belowSum / below, meanAbove = (sum - belowSum) / (total - below)
+        let between = below * (total - below) * (meanBelow - meanAbove) * (meanBelow - meanAbove)
+        if between > best { (best, threshold) = (between, level) }
+    }
+    return UInt8(threshold)
+}
+
+/// The bounding boxes of the connected marks of ink (8-connected), found run by run: each
+/// row's runs of ink join the runs they touch in the row above, through a union-find.
+struct Marks {
+    struct Box {
+        var minX: Int, minY: Int, maxX: Int, maxY: Int, pixels: Int
+        var width: Int { maxX - minX + 1 }
+        var height: Int { maxY - minY + 1 }
+
+        /// A mark of a letter's shape: a few pixels tall at least, neither a rule nor a speck
+        /// nor a block, and filled like a glyph: strokes, not a solid dot or square.
+        func looksLikeALetter(tallest: Int) -> Bool {
+            height >= 4 && height <= tallest && width * 4 >= height && width <= height * 3
+                && pixels * 100 >= width * height * 15 && pixels * 100 < width * height * 90
+        }
+    }
+
+    private(set) var boxes: [Box] = []
+
+    init(in grey: Raster, threshold: UInt8, inkIsDark: Bool) {
+        let width = grey.width
+        var parent: [Int32] = []
+        var found: [Box] = []
+        // Runs of the previous row and this one: start, end (inclusive), label.
+        var previous: [(Int, Int, Int32)] = [], current: [(Int, Int, Int32)] = []
+        func root(_ label: Int32) -> Int32 {
+            var label = label
+            while parent[Int(label)] != label {
+                parent[Int(label)] = parent[Int(parent[Int(label)])]
+                label = parent[Int(label)]
+            }
+            return label
+        }
+        grey.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<grey.height {
+                let row = pixels.baseAddress! + y * width
+                current.removeAll(keepingCapacity: true)
+                var x = 0
+                var above = 0
+                while x < width {
+                    while x < width && (row[x] <= threshold) != inkIsDark { x += 1 }
+                    guard x < width else { break }
+                    let start = x
+                    while x < width && (row[x] <= threshold) == inkIsDark { x += 1 }
+                    let end = x - 1
+                    var label: Int32 = -1
+                    // Runs above that touch this one, diagonals included.
+                    while above < previous.count && previous[above].1 < start - 1 { above += 1 }
+                    var k = above
+                    while k < previous.count && previous[k].0 <= end + 1 {
+                        let other = root(previous[k].2)
+                        if label < 0 {
+                            label = other
+                        } else if other != label {
+                            parent[Int(other)] = label
+                            let merged = found[Int(other)]
+                            found[Int(label)].minX = min(found[Int(label)].minX, merged.minX)
+                            found[Int(label)].minY = min(found[Int(label)].minY, merged.minY)
+                            found[Int(label)].maxX = max(found[Int(label)].maxX, merged.maxX)
+                            found[Int(label)].maxY = max(found[Int(label)].maxY, merged.maxY)
+                            found[Int(label)].pixels += merged.pixels
+                        }
+                        k += 1
+                    }
+                    if label < 0 {
+                        label = Int32(found.count)
+                        parent.append(label)
+                        found.append(Box(minX: start, minY: y, maxX: end, maxY: y, pixels: 0))
+                    }
+                    found[Int(label)].minX = min(found[Int(label)].minX, start)
+                    found[Int(label)].maxX = max(found[Int(label)].maxX, end)
+                    found[Int(label)].maxY = y
+                    found[Int(label)].pixels += end - start + 1
+                    current.append((start, end, label))
+                }
+                swap(&previous, &current)
+            }
+        }
+        boxes = found.indices.filter { parent[$0] == Int32($0) }.map { found[$0] }
+    }
+}

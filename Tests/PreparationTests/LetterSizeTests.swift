@@ -1,0 +1,110 @@
+import GlossImaging
+import GlossPreparation
+import GlossTestSupport
+import Testing
+
+@Suite struct LetterSizeTests {
+    private func page(_ relative: String) throws -> Raster {
+        try ImageFile(contentsOf: Fixtures.path(relative)).decodePage(0).raster.grayscale()
+    }
+
+    /// The rows `from`..<`to` of `page`.
+    private func rows(_ page: Raster, from top: Int, to bottom: Int) -> Raster {
+        Raster(width: page.width, height: bottom - top, layout: .gray,
+               pixels: Array(page.pixels[(top * page.width)..<(bottom * page.width)]))
+    }
+
+    /// The text fixtures are set in DejaVu at 28, 36 and 48 px, whose x-heights are about 15,
+    /// 20 and 26 px: the letters measured are of one of those sizes.
+    @Test(arguments: ["text/sans.png", "text/serif.png", "text/mono.png"])
+    func findsTheXHeightOfOneOfTheFontSizes(fixture: String) throws {
+        let size = try #require(LetterSize(of: page(fixture)))
+        #expect([15, 20, 26].contains { abs($0 - size.xHeight) <= 1 }, "x-height \(size.xHeight)")
+        #expect(size.letters > 100)
+    }
+
+    /// The last two lines of `sans.png` (from row 360) are set at 28 px alone: x-height 15.
+    @Test func measuresOneSizeOfTextExactly() throws {
+        let lines = rows(try page("text/sans.png"), from: 360, to: 528)
+        let size = try #require(LetterSize(of: lines))
+        #expect((14...16).contains(size.xHeight), "x-height \(size.xHeight)")
+    }
+
+    @Test func theXHeightFollowsTheScaleOfThePage() throws {
+        let lines = rows(try page("text/sans.png"), from: 360, to: 528)
+        let double = lines.enlarged(width: lines.width * 2, height: lines.height * 2)
+        let measured = LetterSize(of: lines)?.xHeight ?? 0
+        let doubled = LetterSize(of: double)?.xHeight ?? 0
+        #expect(measured > 0 && abs(doubled - measured * 2) <= 2, "\(measured) px, then \(doubled) px at twice the size")
+    }
+
+    @Test func aPhotographedPageHasSmallLetters() throws {
+        let size = try #require(LetterSize(of: page("scans/page.png")))
+        #expect((6...10).contains(size.xHeight), "x-height \(size.xHeight)")
+    }
+
+    @Test func aBlankPageHasNoLetters() {
+        #expect(LetterSize(of: Raster(width: 400, height: 300, layout: .gray, filledWith: 255)) == nil)
+    }
+
+    @Test func lightTextOnADarkPageIsMeasuredToo() throws {
+        let dark = try page("text/sans.png")
+        let inverted = Raster(width: dark.width, height: dark.height, layout: .gray, pixels: dark.pixels.map { 255 - $0 })
+        #expect(LetterSize(of: inverted)?.xHeight == LetterSize(of: dark)?.xHeight)
+    }
+
+    /// Dotted rules are rows of tiny marks, each beside the next: they must not pass for small
+    /// letters, or a page with them would be enlarged for nothing. Here three rules of 4 px
+    /// dots, as many dots as the lines have letters.
+    @Test func aDottedRuleDoesNotOutvoteTheText() throws {
+        var lines = rows(try page("text/sans.png"), from: 360, to: 528)
+        var pixels = lines.pixels
+        for rule in [2, 80, 160] {
+            for x in stride(from: 0, to: lines.width - 4, by: 7) {
+                for dy in 0..<4 { for dx in 0..<4 { pixels[(rule + dy) * lines.width + x + dx] = 0 } }
+            }
+        }
+        lines = Raster(width: lines.width, height: lines.height, layout: .gray, pixels: pixels)
+        let size = try #require(LetterSize(of: lines))
+        #expect((14...16).contains(size.xHeight), "x-height \(size.xHeight)")
+    }
+}
+
+@Suite struct TextScaleTests {
+    @Test func smallLettersAreEnlargedAndToldThreeHundredPPI() {
+        let scale = TextScale(letters: LetterSize(xHeight: 8, letters: 500), statedResolution: 96,
+                              size: .init(width: 1000, height: 1200))
+        #expect(scale.factor == 2)
+        #expect(scale.resolution == 300)
+    }
+
+    @Test func theEnlargementStopsAtThePixelLimit() {
+        let scale = TextScale(letters: LetterSize(xHeight: 4, letters: 500), statedResolution: nil,
+                              size: .init(width: 4000, height: 5000))
+        #expect(scale.factor * scale.factor * 20_000_000 <= Double(TextScale.mostPixels) + 1)
+        #expect(scale.factor > 1)
+    }
+
+    @Test func aPlaceholderResolutionIsNotBelieved() {
+        for stated in [nil, 72, 96] {
+            let scale = TextScale(letters: LetterSize(xHeight: 18, letters: 500), statedResolution: stated,
+                                  size: .init(width: 2000, height: 2600))
+            #expect(scale == TextScale(factor: 1, resolution: 300))
+        }
+        let scanned = TextScale(letters: LetterSize(xHeight: 18, letters: 500), statedResolution: 400,
+                                size: .init(width: 3300, height: 4400))
+        #expect(scanned == TextScale(factor: 1, resolution: 400))
+    }
+
+    @Test func hugeLettersAreReduced() {
+        let scale = TextScale(letters: LetterSize(xHeight: 60, letters: 500), statedResolution: 600,
+                              size: .init(width: 5000, height: 7000))
+        #expect(scale.factor == 0.4)
+        #expect(scale.resolution == 240)
+    }
+
+    @Test func withoutLettersNothingChanges() {
+        #expect(TextScale(letters: nil, statedResolution: 200, size: .init(width: 100, height: 100))
+                == TextScale(factor: 1, resolution: 200))
+    }
+}
