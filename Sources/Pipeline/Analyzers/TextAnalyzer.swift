@@ -22,8 +22,22 @@ struct TextAnalyzer: Analyzer {
         // The small copy the ink is measured on is made first: Tesseract copies the pixels, and
         // from then on its copy is the only full-size one.
         let small = InkCoverage.workingCopy(of: image.raster)
-        let text = try engine.recognize(image.takeRaster(), resolution: image.resolution, cancellation: cancellation)
+        // Preparing, the copy stays for the regions the layout dropped to be read from it.
+        let page = preparing ? image.raster : nil
+        var text = try engine.recognize(image.takeRaster(), resolution: image.resolution, cancellation: cancellation)
+        var preparation: PagePreparation?
+        if let page {
+            let start = ContinuousClock.now
+            let reread = try DroppedText.reread(text, page: page, small: small, engine: engine,
+                                                resolution: image.resolution, cancellation: cancellation)
+            text = reread.text
+            var record = PagePreparation()
+            record.regionsReread = reread.regionsReread
+            record.wordsAdded = reread.wordsAdded
+            record.timings.record("reread", ContinuousClock.now - start)
+            preparation = record
+        }
         let coverage = InkCoverage(page: small, words: text.words.map(\.box))
-        return PageFindings(text: text, review: coverage.review)
+        return PageFindings(text: text, review: coverage.review, preparation: preparation)
     }
 }
