@@ -37,8 +37,7 @@ extension DroppedText {
         var added: [TextBlock] = []
         for reading in readings {
             let kept = reading.keepingWords { word in
-                guard word.confidence >= acceptedConfidence,
-                      word.text.contains(where: { $0.isLetter || $0.isNumber }),
+                guard word.confidence >= acceptedConfidence, isText(word.text),
                       !trusted.contains(where: { overlaps(word.box, $0) }),
                       !accepted.contains(where: { overlaps(word.box, $0) }) else { return false }
                 accepted.append(word.box)
@@ -52,6 +51,15 @@ extension DroppedText {
         }
         for block in added { merged.blocks.insert(block, at: readingPosition(of: block.box, among: merged.blocks)) }
         return (merged, accepted.count)
+    }
+
+    /// Whether a word read again reads as text: it holds a letter or a digit, and a word of
+    /// one character is a digit or a capital other than I (the end of a rule or a graphic's
+    /// stroke reads as `i`, `l`, `I` or `|`).
+    static func isText(_ text: String) -> Bool {
+        guard text.contains(where: { $0.isLetter || $0.isNumber }) else { return false }
+        guard text.count == 1, let only = text.first else { return true }
+        return only.isNumber || (only.isUppercase && only != "I")
     }
 
     /// Whether `a` and `b` share at least `share` of the smaller one's area.
