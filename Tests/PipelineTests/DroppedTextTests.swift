@@ -115,6 +115,28 @@ struct DroppedTextTests {
         #expect(prepared.text == plain.text)
     }
 
+    /// A page whose reading failed as a whole (upside down, on its side) comes back mostly
+    /// unsure: a second reading of the same pixels would not mend it, and is not tried.
+    @Test func aPageReadMostlyUnsureIsNotReadAgain() throws {
+        let page = try ImageFile(contentsOf: Fixtures.path("tables/sparse-numbers.png")).decodePage()
+        let text = try TextRecognizer().recognize(page.raster, resolution: page.resolution)
+        let small = InkCoverage.workingCopy(of: page.raster)
+        #expect(!DroppedText.regions(in: small, text: text).isEmpty)
+        var unsure = text
+        for b in unsure.blocks.indices.dropFirst(unsure.blocks.count / 3) {
+            for p in unsure.blocks[b].paragraphs.indices {
+                for l in unsure.blocks[b].paragraphs[p].lines.indices {
+                    for w in unsure.blocks[b].paragraphs[p].lines[l].words.indices {
+                        unsure.blocks[b].paragraphs[p].lines[l].words[w].confidence = 20
+                    }
+                }
+            }
+        }
+        let trusted = unsure.words.filter { $0.confidence >= DroppedText.trustedConfidence }.count
+        #expect(Double(trusted) < DroppedText.leastTrustedShare * Double(unsure.words.count))
+        #expect(DroppedText.regions(in: small, text: unsure).isEmpty)
+    }
+
     @Test func withoutPreparationTheTableReadsAsTesseractReadsIt() async throws {
         let table = try Table.load()
         let report = try await Self.reader(.none).read(file: Fixtures.path("tables/sparse-numbers.png"))

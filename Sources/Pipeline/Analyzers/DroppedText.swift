@@ -42,8 +42,8 @@ struct DroppedText {
 
     /// When fewer than this share of a page's words are trusted, its reading failed as a whole
     /// (the page lies on its side, or is a photo), which a second reading of the same pixels
-    /// does not mend, at seconds a page: nothing is read again. Measured: on pages turned 90°
-    /// a third of the words are trusted; on the real pages that gained, two thirds or more.
+    /// does not mend, at seconds a page: nothing is read again. Measured: on real pages lying on
+    /// their side a third of the words are trusted; on the real pages that gained, two thirds or more.
     static let leastTrustedShare = 0.5
 
     /// The regions of `text`'s page worth reading again, found on `small`, the page's grey
