@@ -36,8 +36,8 @@ struct DroppedText {
     /// single line (psm 7) for one-line regions, within 0.001 F1, and sparse text (psm 11)
     /// worse by 0.008 (README, "Text the layout dropped").
     static let layout = RegionLayout.block
-    /// At most this many regions are read on one page: past it the page is not text the layout
-    /// dropped but something else (a photo's texture), and reading it would cost seconds.
+    /// At most this many regions, the largest, are read on one page: a bound on what a page
+    /// full of letter-like texture costs (the busiest real page measured, a form, has 60).
     static let mostRegions = 60
 
     /// When fewer than this share of a page's words are trusted, its reading failed as a whole
