@@ -10,7 +10,7 @@ import GlossImaging
 /// it. The type is deliberately not `Sendable`: one engine serves one thread at a time, and the
 /// worker that creates it is the only one that uses it.
 public final class TextRecognizer {
-    private let engine: OpaquePointer
+    let engine: OpaquePointer
     public let options: RecognitionOptions
 
     /// Loads the models for `options.languages`.
@@ -74,12 +74,13 @@ public final class TextRecognizer {
         defer { TessBaseAPIClear(engine) }
         if cancellation?.isRaised == true { throw CancellationError() }
         try check(status == 0, "recognition failed")
-        return readResults(imageSize: size)
+        return readResults { NormalizedRect($0, in: size) }
     }
 
     /// Walks Tesseract's result iterator word by word, opening a block, paragraph or line
-    /// whenever the iterator says one begins.
-    private func readResults(imageSize: PixelSize) -> RecognizedText {
+    /// whenever the iterator says one begins. `place` turns a box in the pixels Tesseract was
+    /// given into the page's normalised currency.
+    func readResults(place: (PixelRect) -> NormalizedRect) -> RecognizedText {
         guard let results = TessBaseAPIGetIterator(engine) else { return RecognizedText() }
         defer { TessResultIteratorDelete(results) }
         let layout = TessResultIteratorGetPageIterator(results)!
@@ -88,14 +89,17 @@ public final class TextRecognizer {
             var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
             guard TessPageIteratorBoundingBox(layout, level, &left, &top, &right, &bottom) != 0 else { return nil }
             let pixels = PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top))
-            return NormalizedRect(pixels, in: imageSize)
+            return place(pixels)
         }
         func baseline() -> Baseline? {
             var x1: Int32 = 0, y1: Int32 = 0, x2: Int32 = 0, y2: Int32 = 0
             guard TessPageIteratorBaseline(layout, RIL_TEXTLINE, &x1, &y1, &x2, &y2) != 0 else { return nil }
-            return Baseline(
-                start: NormalizedPoint(PixelPoint(x: Double(x1), y: Double(y1)), in: imageSize),
-                end: NormalizedPoint(PixelPoint(x: Double(x2), y: Double(y2)), in: imageSize))
+            // A point is placed as the corner of an empty box.
+            func point(_ x: Int32, _ y: Int32) -> NormalizedPoint {
+                let corner = place(PixelRect(x: Int(x), y: Int(y), width: 0, height: 0))
+                return NormalizedPoint(x: corner.minX, y: corner.maxY)
+            }
+            return Baseline(start: point(x1, y1), end: point(x2, y2))
         }
 
         var page = RecognizedText()
@@ -156,12 +160,12 @@ public final class TextRecognizer {
 }
 
 /// The one place a Tesseract status is turned into an error.
-private func check(_ succeeded: Bool, _ what: @autoclosure () -> String) throws {
+func check(_ succeeded: Bool, _ what: @autoclosure () -> String) throws {
     guard succeeded else { throw TextRecognitionError(.engineFailed(what())) }
 }
 
 /// Owns a Tesseract progress monitor whose cancel callback reads a `CancellationFlag`.
-private final class Monitor {
+final class Monitor {
     let handle: OpaquePointer
 
     init(cancellation: CancellationFlag?) {

@@ -67,16 +67,38 @@ struct ReviewTests {
         #expect(!one.isSuspect, "\(fixture): \(one.textShare)")
     }
 
+    /// Read as it comes (`--prepare none`): prepared, the column is read again (below).
     @Test func aColumnInGreyThatTesseractMissesMakesThePageSuspect() async throws {
         let scratch = try ScratchFolder()
+        var settings = AnnotationSettings()
+        settings.detectFaces = false
+        settings.prepare = .none
+        let reader = Annotator(settings: settings, jobs: 1)
         for (level, missed) in [(120, false), (170, true), (200, true)] {
             let path = scratch.path + "/grey-\(level).png"
             try Self.writeTwoColumnPage(lightInk: UInt8(level), to: path)
-            let report = try await Self.reader.read(file: path)
+            let report = try await reader.read(file: path)
             let review = try #require(report.review)
             let rightWords = report.words.filter { $0.box.x > report.width / 2 }
             #expect(rightWords.isEmpty == missed, "Tesseract read the grey column at \(level): \(rightWords.count) words")
             #expect(review.suspect == missed, "\(level): \(review)")
+        }
+    }
+
+    /// The same grey column, prepared: the ink no word covers is read again, the column's
+    /// words are found and the page is no longer suspect.
+    @Test func aGreyColumnTesseractMissesIsReadAgain() async throws {
+        let scratch = try ScratchFolder()
+        let truth = try Fixtures.truth("text/sans.json")[0]
+        for level in [170, 200] {
+            let path = scratch.path + "/grey-\(level).png"
+            try Self.writeTwoColumnPage(lightInk: UInt8(level), to: path)
+            let report = try await Self.reader.read(file: path)
+            let rightWords = report.words.filter { $0.box.x > report.width / 2 }.map(\.text)
+            let found = truth.words.filter { rightWords.contains($0.text) }
+            #expect(found.count >= truth.words.count * 9 / 10, "\(level): \(rightWords)")
+            #expect((report.preparation?.wordsAdded ?? 0) >= found.count)
+            #expect(report.review?.suspect == false, "\(level): \(String(describing: report.review))")
         }
     }
 
@@ -125,7 +147,8 @@ struct ReviewTests {
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
         try Self.writeTwoColumnPage(lightInk: 190, to: input + "/a-grey-column.png")
         try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: input + "/b-sans.png")
-        let run = try Gloss.run(["annotate", input, "-o", output, "--no-faces"])
+        // Read as it comes: prepared, the grey column is read again and the page is not suspect.
+        let run = try Gloss.run(["annotate", input, "-o", output, "--no-faces", "--prepare", "none"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("; 1 page to review (ink without words)\n"), "\(run.standardError)")
         let manifest = try BatchTests.manifest(output)

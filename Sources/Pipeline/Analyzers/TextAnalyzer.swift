@@ -45,7 +45,20 @@ struct TextAnalyzer: Analyzer {
             record.timings.record("scale", clock.now - started)
             preparation = record
         }
-        let text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
+        // Preparing, the copy read stays for the regions the layout dropped to be read again
+        // from the same pixels, at the same resolution.
+        let page = preparing ? raster : nil
+        var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
+        if let page, var record = preparation {
+            let start = ContinuousClock.now
+            let reread = try DroppedText.reread(text, page: page, small: small, engine: engine,
+                                                resolution: resolution, cancellation: cancellation)
+            text = reread.text
+            record.regionsReread = reread.regionsReread
+            record.wordsAdded = reread.wordsAdded
+            record.timings.record("reread", ContinuousClock.now - start)
+            preparation = record
+        }
         let coverage = InkCoverage(page: small, words: text.words.map(\.box))
         return PageFindings(text: text, review: coverage.review, preparation: preparation)
     }
