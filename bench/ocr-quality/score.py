@@ -58,20 +58,25 @@ def bag_f1(truth, found):
     return precision, recall, f1
 
 
+def plain_levenshtein(a, b):
+    """Edit distance in plain Python: slow (minutes on a dense page), used without rapidfuzz."""
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
 def levenshtein(a, b):
     try:
         from rapidfuzz.distance import Levenshtein
-        return Levenshtein.distance(a, b)
     except ImportError:
-        if len(a) < len(b):
-            a, b = b, a
-        previous = list(range(len(b) + 1))
-        for i, ca in enumerate(a, 1):
-            current = [i]
-            for j, cb in enumerate(b, 1):
-                current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-            previous = current
-        return previous[-1]
+        return plain_levenshtein(a, b)
+    return Levenshtein.distance(a, b)
 
 
 def cer(truth, found):
@@ -131,13 +136,13 @@ def timed(cmd, env=None):
     return proc, time.monotonic() - start
 
 
-def run_cli(image, cache, image_sha, version):
-    key = hashlib.sha256(f"{image_sha} {version}".encode()).hexdigest()
+def run_cli(image, cache, image_sha, version, extra):
+    key = hashlib.sha256((f"{image_sha} {version}" + (f" {extra}" if extra else "")).encode()).hexdigest()
     hit = cache.get("cli", key)
     if hit:
         return hit
     env = dict(os.environ, OMP_THREAD_LIMIT="1")
-    proc, seconds = timed(["tesseract", image, "-"], env)
+    proc, seconds = timed(["tesseract", image, "-"] + shlex.split(extra), env)
     result = {"text": proc.stdout.decode("utf-8", "replace"), "seconds": seconds,
               "error": proc.stderr.decode("utf-8", "replace")[-400:] if proc.returncode else None}
     if proc.returncode == 0:
@@ -199,6 +204,7 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, ".build", "ocr-data"))
     ap.add_argument("--gloss", default=os.environ.get("GLOSS", os.path.join(ROOT, ".build", "release", "gloss")))
     ap.add_argument("--variant", action="append", default=[], metavar="NAME[@BIN]=ARGS")
+    ap.add_argument("--cli-args", default="", help="extra tesseract arguments for the baseline (default: none)")
     ap.add_argument("--group", action="append", help="only these groups (repeatable)")
     ap.add_argument("--page", action="append", help="only pages whose name contains this (repeatable)")
     ap.add_argument("--jobs", type=int, default=2)
@@ -235,7 +241,7 @@ def main():
         sha = page.get("sha256") or file_hash(image)
         row = {"name": page["name"], "group": page["group"], "kind": image_kind(image), "tags": page.get("tags", []),
                "truth_words": len(truth_tokens)}
-        cli = run_cli(image, cache, sha, version)
+        cli = run_cli(image, cache, sha, version, args.cli_args)
         p, r, f1 = bag_f1(truth_tokens, tokens(cli["text"]))
         row["cli"] = {"f1": f1, "precision": p, "recall": r, "cer": cer(truth, cli["text"]),
                       "seconds": cli["seconds"], "error": cli["error"]}
@@ -293,12 +299,13 @@ def main():
         line += f" {fmt(s['cli']['cer'], 7)}" + "".join(f" {fmt(s[n]['cer'], 12)}" for n in names)
         line += f" {fmt(s['cli']['seconds'], 6, 2)}" + "".join(f" {fmt(s[n]['seconds'], 10, 2)}" for n in names)
         print(line)
-    print(f"\n{len(rows)} pages in {wall:.0f} s ({args.jobs} at a time); {version}; "
+    print(f"\n{len(rows)} pages in {wall:.0f} s ({args.jobs} at a time); {version}"
+          + (f" with {args.cli_args!r}" if args.cli_args else " with default settings") + "; "
           + "; ".join(f"{v['name']} = {v['binary']} (sha256 {v['binary_sha'][:12]}) {v['args']!r}" + (f" (refused {v['refused']!r})" if v.get("refused") else "")
                       for v in variants))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"tesseract": version, "data": args.data,
+            json.dump({"tesseract": version, "cli_args": args.cli_args, "data": args.data,
                        "variants": [{k: v[k] for k in ("name", "binary", "binary_sha", "args") } | ({"refused": v["refused"]} if v.get("refused") else {})
                                     for v in variants],
                        "pages": rows, "groups": groups, "all_but_scribe": overall_not_scribe, "overall": overall}, f, indent=1)
