@@ -94,12 +94,14 @@ class Sources:
             name, version = requirement.split("==")
             found = [f for f in os.listdir(dest) if f.startswith(f"{name}-{version}") and f.endswith(".tar.gz")]
             if not found:
-                subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", name,
                                 "-d", dest, requirement], check=True)
                 found = [f for f in os.listdir(dest) if f.startswith(f"{name}-{version}") and f.endswith(".tar.gz")]
             self.sdists[requirement] = tarfile.open(os.path.join(dest, found[0]))
         tar = self.sdists[requirement]
-        member = next(m for m in tar.getmembers() if m.name.split("/", 1)[-1] == path)
+        member = next((m for m in tar.getmembers() if m.name.split("/", 1)[-1] == path), None)
+        if member is None:
+            raise FileNotFoundError(f"{path} is not in the {requirement} sdist")
         return tar.extractfile(member).read()
 
 
