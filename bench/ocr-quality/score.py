@@ -230,6 +230,11 @@ def main():
                   file=sys.stderr)
             v["refused"] = v["args"]
             v["args"], v["argv"] = "", []
+    try:
+        import rapidfuzz  # noqa: F401
+    except ImportError:
+        print("warning: no rapidfuzz here (bench/ocr-quality/make.sh installs it): CER in plain Python is slow",
+              file=sys.stderr)
     version = subprocess.run(["tesseract", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     cache = Cache(args.cache, not args.no_cache)
 
