@@ -68,6 +68,7 @@ bench: build
 	bench/memory.sh
 	bench/pdf.sh
 	bench/images.sh
+	bench/ocr-quality.sh
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md).
