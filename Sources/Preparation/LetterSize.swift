@@ -42,10 +42,8 @@ public struct LetterSize: Sendable, Equatable {
         }
         var histogram = [Int](repeating: 0, count: tallest + 2)
         var letters = 0
-        // Each mark counts by its ink, so the dots of a dotted rule, many and tiny, do not
-        // outvote the letters beside them.
         for (mark, isLetter) in zip(candidates, Self.letters(among: candidates)) where isLetter {
-            histogram[mark.height] += mark.pixels
+            histogram[mark.height] += 1
             letters += 1
         }
         guard letters >= Self.fewestLetters else { return nil }
