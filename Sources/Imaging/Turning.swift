@@ -1,0 +1,62 @@
+import GlossGeometry
+
+extension Raster {
+    /// The page as `transform` prepares it: turned by its quarter turns and levelled by its
+    /// skew, in one pass over the output. Quarter turns alone move whole pixels; a skew
+    /// samples bilinearly, and the corners the turn uncovers are white, as paper is.
+    public func transformed(by transform: PageTransform) -> Raster {
+        precondition(transform.inputSize == size, "the transform is for a page of \(transform.inputSize), not \(size)")
+        guard transform.skew != 0 else {
+            switch transform.quarterTurns {
+            case 1: return oriented(.right)
+            case 2: return oriented(.down)
+            case 3: return oriented(.left)
+            default: return self
+            }
+        }
+        let output = transform.preparedSize
+        let c = channels
+        // The map from the prepared page to the input is affine: the source of each output
+        // pixel's centre moves by a fixed step along a row and down a column.
+        let origin = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 0.5))
+        let right = transform.inputPixel(ofPrepared: PixelPoint(x: 1.5, y: 0.5))
+        let down = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 1.5))
+        let stepX = (x: right.x - origin.x, y: right.y - origin.y)
+        let stepY = (x: down.x - origin.x, y: down.y - origin.y)
+        var result = [UInt8](repeating: 255, count: output.width * output.height * c)
+        let w = width, h = height
+        pixels.withUnsafeBufferPointer { source in
+            result.withUnsafeMutableBufferPointer { target in
+                for oy in 0..<output.height {
+                    // Source coordinates relative to pixel centres, so sample (i, j) is pixel (i, j).
+                    var sx = origin.x + Double(oy) * stepY.x - 0.5
+                    var sy = origin.y + Double(oy) * stepY.y - 0.5
+                    var out = oy * output.width * c
+                    for _ in 0..<output.width {
+                        defer {
+                            sx += stepX.x
+                            sy += stepX.y
+                            out += c
+                        }
+                        guard sx > -1, sy > -1, sx < Double(w), sy < Double(h) else { continue }
+                        let fx = sx.rounded(.down), fy = sy.rounded(.down)
+                        let x0 = Int(fx), y0 = Int(fy)
+                        let ax = sx - fx, ay = sy - fy
+                        // Neighbours off the page read as white, so the page's edge fades into
+                        // the margin instead of stopping in a hard step.
+                        let inX0 = x0 >= 0, inX1 = x0 + 1 < w, inY0 = y0 >= 0, inY1 = y0 + 1 < h
+                        for k in 0..<c {
+                            func value(_ inside: Bool, _ x: Int, _ y: Int) -> Double {
+                                inside ? Double(source[(y * w + x) * c + k]) : 255
+                            }
+                            let top = value(inX0 && inY0, x0, y0) * (1 - ax) + value(inX1 && inY0, x0 + 1, y0) * ax
+                            let bottom = value(inX0 && inY1, x0, y0 + 1) * (1 - ax) + value(inX1 && inY1, x0 + 1, y0 + 1) * ax
+                            target[out + k] = UInt8(top * (1 - ay) + bottom * ay + 0.5)
+                        }
+                    }
+                }
+            }
+        }
+        return Raster(width: output.width, height: output.height, layout: layout, pixels: result)
+    }
+}
