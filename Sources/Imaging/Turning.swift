@@ -27,11 +27,12 @@ extension Raster {
         let w = width, h = height
         pixels.withUnsafeBufferPointer { source in
             result.withUnsafeMutableBufferPointer { target in
+                let input = source.baseAddress!
                 for oy in 0..<output.height {
                     // Source coordinates relative to pixel centres, so sample (i, j) is pixel (i, j).
                     var sx = origin.x + Double(oy) * stepY.x - 0.5
                     var sy = origin.y + Double(oy) * stepY.y - 0.5
-                    var out = oy * output.width * c
+                    var out = target.baseAddress! + oy * output.width * c
                     for _ in 0..<output.width {
                         defer {
                             sx += stepX.x
@@ -42,16 +43,25 @@ extension Raster {
                         let fx = sx.rounded(.down), fy = sy.rounded(.down)
                         let x0 = Int(fx), y0 = Int(fy)
                         let ax = sx - fx, ay = sy - fy
-                        // Neighbours off the page read as white, so the page's edge fades into
-                        // the margin instead of stopping in a hard step.
-                        let inX0 = x0 >= 0, inX1 = x0 + 1 < w, inY0 = y0 >= 0, inY1 = y0 + 1 < h
-                        for k in 0..<c {
-                            func value(_ inside: Bool, _ x: Int, _ y: Int) -> Double {
-                                inside ? Double(source[(y * w + x) * c + k]) : 255
+                        if x0 >= 0, y0 >= 0, x0 + 1 < w, y0 + 1 < h {
+                            // Inside the page, most of it: the four neighbours straight from memory.
+                            let topLeft = input + (y0 * w + x0) * c, bottomLeft = topLeft + w * c
+                            for k in 0..<c {
+                                let top = Double(topLeft[k]) + (Double(topLeft[c + k]) - Double(topLeft[k])) * ax
+                                let bottom = Double(bottomLeft[k]) + (Double(bottomLeft[c + k]) - Double(bottomLeft[k])) * ax
+                                out[k] = UInt8(top + (bottom - top) * ay + 0.5)
                             }
-                            let top = value(inX0 && inY0, x0, y0) * (1 - ax) + value(inX1 && inY0, x0 + 1, y0) * ax
-                            let bottom = value(inX0 && inY1, x0, y0 + 1) * (1 - ax) + value(inX1 && inY1, x0 + 1, y0 + 1) * ax
-                            target[out + k] = UInt8(top * (1 - ay) + bottom * ay + 0.5)
+                            continue
+                        }
+                        // On the page's edge, neighbours off the page read as white, so the edge
+                        // fades into the margin instead of stopping in a hard step.
+                        for k in 0..<c {
+                            func value(_ x: Int, _ y: Int) -> Double {
+                                x >= 0 && y >= 0 && x < w && y < h ? Double(input[(y * w + x) * c + k]) : 255
+                            }
+                            let top = value(x0, y0) * (1 - ax) + value(x0 + 1, y0) * ax
+                            let bottom = value(x0, y0 + 1) * (1 - ax) + value(x0 + 1, y0 + 1) * ax
+                            out[k] = UInt8(top * (1 - ay) + bottom * ay + 0.5)
                         }
                     }
                 }
