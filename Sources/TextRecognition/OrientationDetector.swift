@@ -6,7 +6,8 @@ public struct OrientationEstimate: Sendable, Equatable {
     /// Degrees to turn the page clockwise so its text stands upright: 0, 90, 180 or 270.
     public var rotation: Int
     /// Tesseract's confidence in `rotation`: how far the best orientation stands above the
-    /// next, on its own scale (measured: wrong answers reach about 7, right ones 2 to 35).
+    /// next, on its own scale (measured on real pages: wrong answers reached 7.1, right ones
+    /// mostly 8 to 35).
     public var confidence: Double
     /// The script the letters were read as (`Latin`, `Cyrillic`), when Tesseract names one.
     public var script: String?
@@ -20,8 +21,8 @@ public struct OrientationEstimate: Sendable, Equatable {
 
 /// Tesseract's orientation detector (the `osd` model), loaded once and asked page after page.
 ///
-/// A second engine beside the recogniser: loading costs about half a second, and asking costs
-/// about a second on an A4 page at 150 ppi, so a worker builds one, keeps it, and asks only
+/// A second engine beside the recogniser: loading costs about half a second, and asking about
+/// half a second for an A4 page at 300 ppi, so a worker builds one, keeps it, and asks only
 /// about pages whose direction the cheap signals leave in doubt. Not `Sendable`, like
 /// `TextRecognizer`: one engine serves one thread.
 public final class OrientationDetector {
