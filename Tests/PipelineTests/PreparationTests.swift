@@ -135,4 +135,13 @@ struct PreparationTests {
         #expect(record.rotation == 0 && record.skew == 0 && record.orientationConfidence == nil)
         #expect(record.timings["orientation"] != nil && record.timings["deskew"] != nil)
     }
+
+    @Test("a page whose text is not read is not prepared: turning serves the text")
+    func facesAloneAreNotPrepared() async throws {
+        var settings = AnnotationSettings()
+        settings.recognizeText = false
+        let report = try await Annotator(settings: settings, jobs: 1).read(file: Fixtures.path(Self.fixture))
+        #expect(report.preparation == nil)
+        #expect(report.timings["prepare"] != nil)
+    }
 }

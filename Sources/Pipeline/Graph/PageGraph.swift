@@ -259,7 +259,13 @@ struct PageGraph: Sendable {
         let size = decoded.size
         // The decoder states the resolution of its raster, which is reduced for a huge image.
         let resolution = decoded.resolution.map { Int((Double($0) * Double(size.width) / Double(max(1, decoded.raster.width))).rounded()) }
-        let preparation = try await step(.prepare, file: path, page: index, clock: clock) { try await prepare(decoded) }
+        // Turning and levelling serve the text: a page none of whose text is read (faces only,
+        // or a PDF page that keeps its own text) is left as it is.
+        let readsText = worker.analyzers.contains(where: \.readsText)
+            && !(settings.skipText && layer.flatMap(RecognizedText.init(layer:)) != nil)
+        let preparation = try await step(.prepare, file: path, page: index, clock: clock) {
+            readsText ? try await prepare(decoded) : nil
+        }
         let copies = try await step(.copies, file: path, page: index, clock: clock) {
             try await worker.image.run { [requests = worker.imageRequests] _ in
                 guard let preparation, !preparation.transform.isIdentity else {
@@ -278,7 +284,8 @@ struct PageGraph: Sendable {
     }
 
     /// The page turned upright and levelled on the image lane (`--prepare auto`); nil with
-    /// `--prepare none`, when the analyzers read the page as it came.
+    /// `--prepare none`, when the analyzers read the page as it came and the report has no
+    /// preparation record.
     private func prepare(_ page: DecodedPage) async throws -> PagePreparer.Prepared? {
         guard settings.prepare == .auto else { return nil }
         let prepared = try await worker.image.run { preparer in preparer.prepare(page) }
