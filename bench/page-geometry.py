@@ -110,6 +110,15 @@ def main():
         print(f"{variant:13} mean F1 {sum(r['f1'] for r in group) / len(group):.4f}  "
               f"mean prepare {sum(r['prepare_ms'] or 0 for r in group) / len(group):7.1f} ms  "
               f"mean ocr {sum(r['ocr_ms'] or 0 for r in group) / len(group):7.1f} ms")
+    # Against the upright page read with --prepare auto: pages within 0.01 F1, better, worse.
+    upright = {r["page"]: r["f1"] for r in by_variant["upright"]}
+    print()
+    for variant, _, _ in variants:
+        if variant == "upright":
+            continue
+        deltas = [r["f1"] - upright[r["page"]] for r in by_variant[variant]]
+        print(f"{variant:13} vs upright: within 0.01 on {sum(abs(d) <= 0.01 for d in deltas)} of {len(deltas)}, "
+              f"better on {sum(d > 0.01 for d in deltas)}, worse on {sum(d < -0.01 for d in deltas)}")
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
 
