@@ -76,11 +76,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gloss", default=".build/release/gloss")
     parser.add_argument("--json")
+    parser.add_argument("--variants", help="comma-separated names of the variants to read (default: all)")
     parser.add_argument("pages", nargs="+")
     args = parser.parse_args()
     variants = [("upright-none", None, "none"), ("upright", None, "auto"), ("turned-90", (1, 0), "auto"),
                 ("turned-180", (2, 0), "auto"), ("turned-270", (3, 0), "auto"), ("skewed-3", (0, 3.0), "auto"),
                 ("skewed-3-none", (0, 3.0), "none")]
+    if args.variants:
+        chosen = args.variants.split(",")
+        variants = [v for v in variants if v[0] in chosen or v[0] == "upright"]
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for page in args.pages:

@@ -3,8 +3,9 @@ import GlossGeometry
 extension Raster {
     /// The page as `transform` prepares it: turned by its quarter turns and levelled by its
     /// skew, in one pass over the output. Quarter turns alone move whole pixels; a skew
-    /// samples bilinearly, and the corners the turn uncovers are white, as paper is.
-    public func transformed(by transform: PageTransform) -> Raster {
+    /// samples bilinearly, and the corners the turn uncovers are `background` (one value per
+    /// channel; white when nil), which should be the page's paper so no edge is drawn there.
+    public func transformed(by transform: PageTransform, background: [UInt8]? = nil) -> Raster {
         precondition(transform.inputSize == size, "the transform is for a page of \(transform.inputSize), not \(size)")
         guard transform.skew != 0 else {
             switch transform.quarterTurns {
@@ -23,7 +24,8 @@ extension Raster {
         let down = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 1.5))
         let stepX = (x: right.x - origin.x, y: right.y - origin.y)
         let stepY = (x: down.x - origin.x, y: down.y - origin.y)
-        var result = [UInt8](repeating: 255, count: output.width * output.height * c)
+        let paper = (background?.count == c ? background! : [UInt8](repeating: 255, count: c)).map(Double.init)
+        var result = [UInt8](repeating: 0, count: output.width * output.height * c)
         let w = width, h = height
         pixels.withUnsafeBufferPointer { source in
             result.withUnsafeMutableBufferPointer { target in
@@ -39,7 +41,10 @@ extension Raster {
                             sy += stepX.y
                             out += c
                         }
-                        guard sx > -1, sy > -1, sx < Double(w), sy < Double(h) else { continue }
+                        guard sx > -1, sy > -1, sx < Double(w), sy < Double(h) else {
+                            for k in 0..<c { out[k] = UInt8(paper[k]) }
+                            continue
+                        }
                         let fx = sx.rounded(.down), fy = sy.rounded(.down)
                         let x0 = Int(fx), y0 = Int(fy)
                         let ax = sx - fx, ay = sy - fy
@@ -53,11 +58,11 @@ extension Raster {
                             }
                             continue
                         }
-                        // On the page's edge, neighbours off the page read as white, so the edge
+                        // On the page's edge, neighbours off the page read as paper, so the edge
                         // fades into the margin instead of stopping in a hard step.
                         for k in 0..<c {
                             func value(_ x: Int, _ y: Int) -> Double {
-                                x >= 0 && y >= 0 && x < w && y < h ? Double(input[(y * w + x) * c + k]) : 255
+                                x >= 0 && y >= 0 && x < w && y < h ? Double(input[(y * w + x) * c + k]) : paper[k]
                             }
                             let top = value(x0, y0) * (1 - ax) + value(x0 + 1, y0) * ax
                             let bottom = value(x0, y0 + 1) * (1 - ax) + value(x0 + 1, y0 + 1) * ax
@@ -68,5 +73,31 @@ extension Raster {
             }
         }
         return Raster(width: output.width, height: output.height, layout: layout, pixels: result)
+    }
+}
+
+extension Raster {
+    /// The median of each channel, read from every `step`-th pixel across and down: on a
+    /// document, its paper (most of a page is paper, even a grey page framed in white).
+    public func medianValues(step: Int = 4) -> [UInt8] {
+        let c = channels
+        var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: c)
+        var count = 0
+        pixels.withUnsafeBufferPointer { source in
+            for y in stride(from: 0, to: height, by: max(1, step)) {
+                for x in stride(from: 0, to: width, by: max(1, step)) {
+                    for k in 0..<c { histograms[k][Int(source[(y * width + x) * c + k])] += 1 }
+                    count += 1
+                }
+            }
+        }
+        return histograms.map { histogram in
+            var seen = 0
+            for (value, number) in histogram.enumerated() {
+                seen += number
+                if 2 * seen >= count { return UInt8(value) }
+            }
+            return 255
+        }
     }
 }

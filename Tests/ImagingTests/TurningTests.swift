@@ -67,3 +67,19 @@ struct TurningTests {
         #expect(try #require(ink.turned(quarterTurns: 3)).textDirection().suggestedRotation == 90)
     }
 }
+
+struct PaperTests {
+    @Test("the corners a levelling uncovers take the page's paper, which is its median")
+    func cornersTakeThePaper() {
+        // A grey page (190) with a little ink, framed in white on two sides.
+        var pixels = [UInt8](repeating: 190, count: 100 * 80)
+        for x in 0..<100 { pixels[x] = 255; pixels[100 + x] = 255 }
+        for y in 30..<40 { for x in 20..<70 { pixels[y * 100 + x] = 20 } }
+        let page = Raster(width: 100, height: 80, layout: .gray, pixels: pixels)
+        #expect(page.medianValues(step: 1) == [190])
+        let levelled = page.transformed(by: PageTransform(skew: 5, inputSize: page.size), background: page.medianValues())
+        #expect(levelled[0, 0] == 190 && levelled[levelled.width - 1, levelled.height - 1] == 190)
+        let colour = Raster(width: 2, height: 2, layout: .rgb, pixels: [10, 200, 30, 10, 200, 30, 10, 200, 30, 250, 250, 250])
+        #expect(colour.medianValues(step: 1) == [10, 200, 30])
+    }
+}

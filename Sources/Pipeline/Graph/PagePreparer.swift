@@ -77,7 +77,9 @@ final class PagePreparer {
             return Prepared(page: page, transform: transform, record: record)
         }
         var prepared = page
-        prepared.raster = raster.transformed(by: transform)
+        // The corners the levelling uncovers take the page's own paper (a dark slide's, a grey
+        // page's): white corners on a grey page made Tesseract's threshold drop the whole page.
+        prepared.raster = raster.transformed(by: transform, background: transform.skew == 0 ? nil : raster.medianValues())
         // The page's size in the file's pixels grows with its raster (a huge image's raster is
         // a reduced copy of it).
         let scale = Double(page.size.width) / Double(max(1, raster.width))
