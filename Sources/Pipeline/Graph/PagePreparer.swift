@@ -136,7 +136,8 @@ final class PagePreparer {
     }
 
     /// Below this many degrees, the lines are level enough: Leptonica's reading of a straight
-    /// page wanders by up to 0.1 degree, and Tesseract reads a line 0.2 degrees off as well.
+    /// page wanders by up to 0.1 degree. Of 50 real upright pages, levelling from 0.22 degrees
+    /// up read 5 better (F1 +0.006 to +0.06) and none worse.
     static let smallestSkew = 0.2
     /// Leptonica's confidence below which its skew is not trusted (its own `pixDeskew` asks 3).
     static let skewConfidence = 3.0
