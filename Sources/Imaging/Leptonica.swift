@@ -18,7 +18,8 @@ final class LeptonicaImage {
     /// silenced once per process before its first use.
     static let silenced: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
 
-    private var handle: UnsafeMutablePointer<PIX> { pix! }
+    /// The image, for Imaging's other wrappers; valid while this owner lives.
+    var handle: UnsafeMutablePointer<PIX> { pix! }
     var width: Int { Int(pixGetWidth(handle)) }
     var height: Int { Int(pixGetHeight(handle)) }
     var depth: Int { Int(pixGetDepth(handle)) }

@@ -134,7 +134,7 @@ public final class TextRecognizer {
     }
 
     /// The folder holding a model for every requested language, or an error naming the missing one.
-    private static func modelFolder(for options: RecognitionOptions) throws -> String {
+    static func modelFolder(for options: RecognitionOptions) throws -> String {
         var candidates: [String] = []
         if let path = options.dataPath {
             candidates = [path]

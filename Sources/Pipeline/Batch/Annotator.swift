@@ -187,7 +187,7 @@ public struct Annotator: Sendable {
     /// cannot be loaded; an optional one that cannot is left out of every worker, and named.
     private func startGraphs(count: Int) async throws -> (graphs: [PageGraph], unavailable: [String: any Error]) {
         let analyzers = settings.analyzers + additionalAnalyzers
-        let workers = (0..<count).map { Worker(number: $0, analyzers: analyzers) }
+        let workers = (0..<count).map { Worker(number: $0, analyzers: analyzers, modelFolder: settings.recognition.dataPath) }
         let unavailable = try await withThrowingTaskGroup(of: [String: any Error].self) { group in
             for worker in workers { group.addTask { try await worker.start() } }
             return try await group.reduce(into: [String: any Error]()) { $0.merge($1) { first, _ in first } }

@@ -125,8 +125,8 @@ struct EarlierRun: Sendable {
     /// outputs are all still there, with its report read back from its JSON when it has one (for
     /// the index and the combined documents), on `lane`. A page whose JSON no longer reads is
     /// not finished: it is read again.
-    func finished(_ key: PageKey, inputHash: String, settingsHash: String, in layout: OutputLayout,
-                  on lane: Lane<Void>) async -> (entry: ManifestEntry, report: PageReport?)? {
+    func finished<Engine>(_ key: PageKey, inputHash: String, settingsHash: String, in layout: OutputLayout,
+                          on lane: Lane<Engine>) async -> (entry: ManifestEntry, report: PageReport?)? {
         guard let entry = entries[key], entry.status == .ok, entry.inputHash == inputHash,
               entry.settingsHash == settingsHash, !entry.outputs.isEmpty,
               entry.outputs.values.allSatisfy({ FileManager.default.fileExists(atPath: layout.folder + "/" + $0) })

@@ -7,12 +7,15 @@ struct PageCopies: Sendable {
     /// For people: the picture under the report's overlay; nil when no page view shows one.
     var display: Raster?
 
-    init(of page: DecodedPage, for requests: Set<ImageRequest>, displayDimension: Int?) {
-        display = displayDimension.map { page.raster.downsampled(toFit: $0) }
-        for request in requests { images[request] = copy(of: page, for: request) }
+    /// The analyzers' copies are made from `page`; the display copy from `input` when the page
+    /// was turned before its analyzers read it (the report shows the input, with its boxes).
+    init(of page: DecodedPage, input: DecodedPage? = nil, for requests: Set<ImageRequest>, displayDimension: Int?) {
+        display = displayDimension.map { (input ?? page).raster.downsampled(toFit: $0) }
+        let displayShowsPage = input == nil
+        for request in requests { images[request] = copy(of: page, for: request, displayShowsPage: displayShowsPage) }
     }
 
-    private func copy(of page: DecodedPage, for request: ImageRequest) -> AnalyzerImage {
+    private func copy(of page: DecodedPage, for request: ImageRequest, displayShowsPage: Bool) -> AnalyzerImage {
         var raster = page.raster, resolution = page.resolution
         if let maximum = request.maximumResolution, let stated = resolution, stated > maximum * 4 / 3 {
             let scale = Double(maximum) / Double(stated)
@@ -24,7 +27,7 @@ struct PageCopies: Sendable {
         }
         if let longestSide = request.longestSide, max(raster.width, raster.height) > longestSide {
             // A display copy at least as large holds every pixel this copy needs, and is smaller to read.
-            let source = display.map { max($0.width, $0.height) >= longestSide } == true ? display! : raster
+            let source = displayShowsPage && display.map { max($0.width, $0.height) >= longestSide } == true ? display! : raster
             let scaled = source.downsampled(toFit: longestSide)
             resolution = resolution.map { Int((Double($0) * Double(scaled.width) / Double(raster.width)).rounded()) }
             raster = scaled

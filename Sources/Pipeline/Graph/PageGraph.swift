@@ -200,7 +200,8 @@ struct PageGraph: Sendable {
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
         let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         do {
-            let (copies, size, layer, resolution) = try await copies(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
+            let (copies, size, layer, resolution, preparation) = try await copies(ofPage: index, of: file, clock: clock,
+                                                                                   displayDimension: displayDimension)
             // With --skip-text, a page holding text keeps it, and no analyzer reads it again.
             let keptText = settings.skipText ? layer.flatMap(RecognizedText.init(layer:)) : nil
             // Each analyzer gets its own image, and the page keeps none of them: an engine that
@@ -211,7 +212,12 @@ struct PageGraph: Sendable {
             var findings = try await analyze(images, file: path, page: index, clock: clock, readingText: keptText == nil)
             if let keptText { findings.text = keptText }
             let report = try await step(.convert, file: path, page: index, clock: clock) { [findings] in
-                var report = PageReport(source: path, pageIndex: index, size: size, findings: findings, timings: StageTimings())
+                // The analyzers read the prepared page; their findings are carried back to the
+                // input's, which a kept text layer is on already.
+                var found = findings.mapped(by: preparation?.transform ?? .identity(size))
+                if let keptText { found.text = keptText }
+                if let record = preparation?.record { found.preparation = found.preparation.map(record.merged(with:)) ?? record }
+                var report = PageReport(source: path, pageIndex: index, size: size, findings: found, timings: StageTimings())
                 report.existingText = layer?.text
                 return report
             }
@@ -241,11 +247,11 @@ struct PageGraph: Sendable {
     }
 
     /// Decode, prepare and copies: the page's copies, its size in the file's pixels, the text
-    /// it already holds (a PDF's text layer) and its pixels per inch in the file's pixels, when
-    /// the file states them. The decoded page ends here, before the analyzers run, so its
-    /// memory is not held beside theirs.
+    /// it already holds (a PDF's text layer), its pixels per inch in the file's pixels, when
+    /// the file states them, and how it was prepared (nil with `--prepare none`). The decoded
+    /// page ends here, before the analyzers run, so its memory is not held beside theirs.
     private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
-        async throws -> (PageCopies, PixelSize, PDFTextLayer?, Int?) {
+        async throws -> (PageCopies, PixelSize, PDFTextLayer?, Int?, Preparation?) {
         let path = file.path
         let (decoded, layer) = try await step(.decode, file: path, page: index, clock: clock) {
             try await worker.image.run { _ in (try file.decodePage(index), try file.textLayer(ofPage: index)) }
@@ -253,18 +259,40 @@ struct PageGraph: Sendable {
         let size = decoded.size
         // The decoder states the resolution of its raster, which is reduced for a huge image.
         let resolution = decoded.resolution.map { Int((Double($0) * Double(size.width) / Double(max(1, decoded.raster.width))).rounded()) }
-        let prepared = try await step(.prepare, file: path, page: index, clock: clock) { prepare(decoded) }
+        // Turning and levelling serve the text: a page none of whose text is read (faces only,
+        // or a PDF page that keeps its own text) is left as it is.
+        let readsText = worker.analyzers.contains(where: \.readsText)
+            && !(settings.skipText && layer.flatMap(RecognizedText.init(layer:)) != nil)
+        let preparation = try await step(.prepare, file: path, page: index, clock: clock) {
+            readsText ? try await prepare(decoded) : nil
+        }
         let copies = try await step(.copies, file: path, page: index, clock: clock) {
             try await worker.image.run { [requests = worker.imageRequests] _ in
-                PageCopies(of: prepared, for: requests, displayDimension: displayDimension)
+                guard let preparation, !preparation.transform.isIdentity else {
+                    return PageCopies(of: decoded, for: requests, displayDimension: displayDimension)
+                }
+                return PageCopies(of: preparation.page, input: decoded, for: requests, displayDimension: displayDimension)
             }
         }
-        return (copies, size, layer, resolution)
+        return (copies, size, layer, resolution, preparation.map { Preparation(transform: $0.transform, record: $0.record) })
     }
 
-    /// The preparation of a page for its analyzers: the identity until the preprocessing
-    /// recipe fills it.
-    private func prepare(_ page: DecodedPage) -> DecodedPage { page }
+    /// How a page was prepared, once its prepared pixels have gone to the analyzers.
+    struct Preparation: Sendable {
+        var transform: PageTransform
+        var record: PagePreparation
+    }
+
+    /// The page turned upright and levelled on the image lane (`--prepare auto`); nil with
+    /// `--prepare none`, when the analyzers read the page as it came and the report has no
+    /// preparation record.
+    private func prepare(_ page: DecodedPage) async throws -> PagePreparer.Prepared? {
+        guard settings.prepare == .auto else { return nil }
+        let prepared = try await worker.image.run { preparer in preparer.prepare(page) }
+        // Orientation detection is not interruptible; a page cancelled meanwhile stops here.
+        try Task.checkCancellation()
+        return prepared
+    }
 
     /// Every analyzer at once, each on its lane with its own copy; their findings merged in
     /// the order of the analyzer list, so the result does not depend on which ends first.

@@ -1,18 +1,20 @@
 import GlossContract
 import GlossImaging
 
-/// The lanes and engines of one worker: an image lane for decoding, copies and files, and a
-/// lane per analyzer holding its engine. Built once per batch, used page after page.
+/// The lanes and engines of one worker: an image lane for decoding, preparing, copies and
+/// files (it holds the page preparer and its orientation engine), and a lane per analyzer
+/// holding its engine. Built once per batch, used page after page.
 struct Worker: Sendable {
-    let image: Lane<Void>
+    let image: Lane<PagePreparer>
     let analyzers: [AnalyzerLane]
 
-    init(number: Int, analyzers: [any Analyzer]) {
-        image = Lane(name: "gloss-image-\(number)") {}
+    /// `modelFolder` is where Tesseract's models are, for the preparer's orientation engine.
+    init(number: Int, analyzers: [any Analyzer], modelFolder: String? = nil) {
+        image = Lane(name: "gloss-image-\(number)") { PagePreparer(dataPath: modelFolder) }
         self.analyzers = analyzers.map { AnalyzerLane($0, worker: number) }
     }
 
-    private init(image: Lane<Void>, analyzers: [AnalyzerLane]) {
+    private init(image: Lane<PagePreparer>, analyzers: [AnalyzerLane]) {
         self.image = image
         self.analyzers = analyzers
     }

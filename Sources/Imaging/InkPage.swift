@@ -1,0 +1,121 @@
+import CLeptonica
+import GlossGeometry
+
+/// Which way a page's text stands, as Leptonica reads it from the shapes of letters (ascenders
+/// and descenders of Latin text): cheap, and enough to tell an ordinary upright page from one
+/// that needs a closer look.
+public struct TextDirectionSignal: Sendable, Equatable {
+    /// Positive when the text stands upright, negative when it stands on its head; near zero
+    /// when there is too little text to tell or it lies on its side.
+    public var upConfidence: Double
+    /// Large (either sign) when the text lies on its side; its sign says which side.
+    public var sidewaysConfidence: Double
+
+    public init(upConfidence: Double, sidewaysConfidence: Double) {
+        self.upConfidence = upConfidence
+        self.sidewaysConfidence = sidewaysConfidence
+    }
+
+    /// Clockwise degrees that would stand the text upright, from whichever reading is stronger.
+    public var suggestedRotation: Int {
+        if abs(upConfidence) >= abs(sidewaysConfidence) { return upConfidence >= 0 ? 0 : 180 }
+        // Text turned a quarter clockwise reads as negative, and is turned back three quarters.
+        return sidewaysConfidence < 0 ? 270 : 90
+    }
+}
+
+/// How far a page's lines are from level, as Leptonica measures it.
+public struct SkewMeasurement: Sendable, Equatable {
+    /// Degrees to turn the page counter-clockwise (as it is seen) to level its lines.
+    public var levellingDegrees: Double
+    /// Leptonica's confidence: the sharpness of the best angle against the others (about 3
+    /// and above is a clear answer).
+    public var confidence: Double
+}
+
+/// A black-and-white copy of a page held by Leptonica, for the cheap measures of how its text
+/// lies: its direction and its skew. Not Sendable: it holds a C image.
+public final class InkPage {
+    private let image: LeptonicaImage
+
+    /// The page's dark pixels, split from the light ones at the grey level Otsu's method
+    /// finds; nil for an empty raster.
+    public init?(grey raster: Raster) {
+        let page = raster.grayscale()
+        guard page.width > 0, page.height > 0 else { return nil }
+        _ = LeptonicaImage.silenced
+        guard let image = LeptonicaImage(pixCreate(Int32(page.width), Int32(page.height), 1)) else { return nil }
+        let threshold = Self.otsuThreshold(of: page)
+        let wordsPerLine = Int(pixGetWpl(image.handle))
+        let words = pixGetData(image.handle)!
+        page.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<page.height {
+                let row = pixels.baseAddress! + y * page.width
+                let line = words + y * wordsPerLine
+                for x in 0..<page.width where row[x] <= threshold {
+                    // Leptonica's 1-bit images have 1 for ink, the leftmost pixel in the high bit.
+                    line[x >> 5] |= UInt32(0x8000_0000) >> UInt32(x & 31)
+                }
+            }
+        }
+        self.image = image
+    }
+
+    private init(_ image: LeptonicaImage) { self.image = image }
+
+    public var size: PixelSize { PixelSize(width: image.width, height: image.height) }
+
+    /// The same page turned clockwise by `quarterTurns` quarters.
+    public func turned(quarterTurns: Int) -> InkPage? {
+        let turns = ((quarterTurns % 4) + 4) % 4
+        guard turns != 0 else { return self }
+        return LeptonicaImage(pixRotateOrth(image.handle, Int32(turns))).map(InkPage.init)
+    }
+
+    /// Which way the text stands (Leptonica's `pixOrientDetect`).
+    public func textDirection() -> TextDirectionSignal {
+        var up: Float = 0, left: Float = 0
+        guard pixOrientDetect(image.handle, &up, &left, 0, 0) == 0 else {
+            return TextDirectionSignal(upConfidence: 0, sidewaysConfidence: 0)
+        }
+        return TextDirectionSignal(upConfidence: Double(up), sidewaysConfidence: Double(left))
+    }
+
+    /// How far the lines are from level, searched within 7 degrees either way; nil when
+    /// Leptonica finds no answer (a page without lines).
+    public func skew() -> SkewMeasurement? {
+        // Leptonica reduces the page before its coarse sweep and its fine search; a small page
+        // is reduced less, so its letters keep enough pixels to form lines.
+        let shortSide = min(image.width, image.height)
+        let sweep: Int32 = shortSide >= 1500 ? 4 : 2
+        var angle: Float = 0, confidence: Float = 0
+        guard pixFindSkewSweepAndSearch(image.handle, &angle, &confidence, sweep, sweep / 2, 7, 1, 0.01) == 0 else { return nil }
+        // Leptonica answers with the clockwise turn that levels the page.
+        return SkewMeasurement(levellingDegrees: -Double(angle), confidence: Double(confidence))
+    }
+
+    /// The grey level that best splits a page into ink and paper (Otsu's method: the largest
+    /// variance between the two classes).
+    static func otsuThreshold(of grey: Raster) -> UInt8 {
+        var histogram = [Int](repeating: 0, count: 256)
+        grey.pixels.withUnsafeBufferPointer { pixels in
+            for value in pixels { histogram[Int(value)] += 1 }
+        }
+        let total = Double(grey.pixels.count)
+        let weightedTotal = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
+        var darkCount = 0.0, darkSum = 0.0, best = 0.0, threshold = 127
+        for level in 0..<255 {
+            darkCount += Double(histogram[level])
+            darkSum += Double(level * histogram[level])
+            let lightCount = total - darkCount
+            guard darkCount > 0, lightCount > 0 else { continue }
+            let difference = darkSum / darkCount - (weightedTotal - darkSum) / lightCount
+            let between = darkCount * lightCount * difference * difference
+            if between > best {
+                best = between
+                threshold = level
+            }
+        }
+        return UInt8(threshold)
+    }
+}

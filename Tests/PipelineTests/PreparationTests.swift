@@ -1,0 +1,147 @@
+import Foundation
+import GlossContract
+import GlossGeometry
+import GlossImaging
+import GlossPipeline
+import GlossTestSupport
+import GlossTextRecognition
+import Testing
+
+/// Pages turned and skewed before they are read: they read as the upright page does, and their
+/// boxes land on the input page, where the words are in its pixels.
+@Suite(.serialized)
+struct PreparationTests {
+    static func reader(_ prepare: PreparationMode) -> Annotator {
+        var settings = AnnotationSettings()
+        settings.detectFaces = false
+        settings.prepare = prepare
+        return Annotator(settings: settings, jobs: 1)
+    }
+
+    static let preparing = reader(.auto)
+    static let asItComes = reader(.none)
+    static let fixture = "text/sans.png"
+
+    static func upright() throws -> Raster { try ImageFile(contentsOf: Fixtures.path(fixture)).decodePage().raster }
+
+    /// Bag-of-words F1 of a page's words against the fixture's text.
+    static func f1(_ report: PageReport) throws -> Double {
+        let truth = try Fixtures.truth(fixture.replacingOccurrences(of: ".png", with: ".json"))[0].text
+        var expected = [String: Int](), hits = 0
+        for word in truth.split(whereSeparator: \.isWhitespace) { expected[String(word), default: 0] += 1 }
+        let found = report.words.map(\.text)
+        for word in found where (expected[word] ?? 0) > 0 {
+            expected[word]! -= 1
+            hits += 1
+        }
+        let total = truth.split(whereSeparator: \.isWhitespace).count + found.count
+        return total == 0 ? 1 : 2 * Double(hits) / Double(total)
+    }
+
+    /// Reads `raster` written as a PNG.
+    static func read(_ raster: Raster, with annotator: Annotator, in scratch: ScratchFolder, name: String) async throws -> PageReport {
+        let path = scratch.path + "/" + name + ".png"
+        try Data(try raster.pngData()).write(to: URL(fileURLWithPath: path))
+        return try await annotator.read(file: path)
+    }
+
+    /// The pixel centre of a box.
+    static func centre(_ box: PixelRect) -> PixelPoint {
+        PixelPoint(x: Double(box.x) + Double(box.width) / 2, y: Double(box.y) + Double(box.height) / 2)
+    }
+
+    @Test("a page turned a quarter, a half or three quarters reads as upright, its boxes on the turned input",
+          arguments: [1, 2, 3])
+    func turnedPagesReadUpright(turns: Int) async throws {
+        let scratch = try ScratchFolder()
+        let upright = try Self.upright()
+        let straight = try await Self.read(upright, with: Self.preparing, in: scratch, name: "upright")
+        let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)
+        let report = try await Self.read(upright.transformed(by: turn), with: Self.preparing, in: scratch, name: "turned")
+
+        let preparation = try #require(report.preparation)
+        #expect(preparation.rotation == (4 - turns) * 90)
+        #expect(try #require(preparation.orientationConfidence) >= 8)
+        #expect(preparation.timings["orientation"] != nil)
+        #expect((report.width, report.height) == (turn.preparedSize.width, turn.preparedSize.height))
+        #expect(abs(try Self.f1(report) - Self.f1(straight)) <= 0.01)
+
+        // Each word of the upright page, turned as the page was, is where the turned page's
+        // word with the same text was reported, to within a few pixels.
+        #expect(straight.words.count >= 40)
+        var unmatched = report.words
+        for word in straight.words {
+            let expected = PixelRect(turn.preparedRect(ofInput: NormalizedRect(word.box, in: upright.size)), in: turn.preparedSize)
+            let match = unmatched.firstIndex { found in
+                found.text == word.text && abs(found.box.x - expected.x) <= 3 && abs(found.box.y - expected.y) <= 3
+                    && abs(found.box.maxX - expected.maxX) <= 3 && abs(found.box.maxY - expected.maxY) <= 3
+            }
+            #expect(match != nil, "\(word.text) expected at \(expected)")
+            if let match { unmatched.remove(at: match) }
+        }
+        // Read as it comes, the page is not turned; on its head its words are lost (on its side
+        // Tesseract finds some of them, reading vertical lines).
+        let unprepared = try await Self.read(upright.transformed(by: turn), with: Self.asItComes, in: scratch, name: "turned")
+        #expect(unprepared.preparation == nil)
+        if turns == 2 { #expect(try Self.f1(unprepared) < 0.5) }
+    }
+
+    @Test("a page skewed 3 degrees reads as the straight page does, levelled by about 3 degrees", arguments: [3.0, -3.0])
+    func skewedPagesReadStraight(degrees: Double) async throws {
+        let scratch = try ScratchFolder()
+        let upright = try Self.upright()
+        let straight = try await Self.read(upright, with: Self.preparing, in: scratch, name: "upright")
+        let skew = PageTransform(skew: degrees, inputSize: upright.size)
+        let report = try await Self.read(upright.transformed(by: skew), with: Self.preparing, in: scratch, name: "skewed")
+
+        let preparation = try #require(report.preparation)
+        #expect(abs(preparation.skew + degrees) < 0.2, "\(preparation)")
+        #expect(preparation.rotation == 0)
+        #expect(preparation.timings["deskew"] != nil)
+        #expect(try Self.f1(report) >= Self.f1(straight) - 0.01)
+        #expect(["quick", "harbour", "museum", "oranges", "Tickets"].allSatisfy { key in report.words.contains { $0.text == key } })
+
+        // Boxes are on the skewed input: each word's centre is where the skew took the upright
+        // word's centre.
+        var unmatched = report.words
+        for word in straight.words {
+            let moved = skew.preparedPixel(ofInput: Self.centre(word.box))
+            let match = unmatched.firstIndex { found in
+                let centre = Self.centre(found.box)
+                return found.text == word.text && abs(centre.x - moved.x) <= 3 && abs(centre.y - moved.y) <= 3
+            }
+            #expect(match != nil, "\(word.text) expected about \(moved)")
+            if let match { unmatched.remove(at: match) }
+        }
+    }
+
+    @Test("with --prepare none a page is read as it comes: Tesseract's words on the decoded page")
+    func noPreparation() async throws {
+        let scratch = try ScratchFolder()
+        let upright = try Self.upright()
+        // Skewed, so preparing would have changed it.
+        let skewed = upright.transformed(by: PageTransform(skew: 3, inputSize: upright.size))
+        let plain = try await Self.read(skewed, with: Self.asItComes, in: scratch, name: "skewed")
+        #expect(plain.preparation == nil)
+        let direct = try TextRecognizer().recognize(skewed, resolution: nil)
+        #expect(plain.words.map(\.text) == direct.words.map(\.text))
+        #expect(plain.words.map(\.box) == direct.words.map { PixelRect($0.box, in: skewed.size) })
+    }
+
+    @Test("an ordinary upright page is left as it is, and Tesseract's detector is not asked")
+    func uprightPagesAreLeftAlone() async throws {
+        let report = try await Self.preparing.read(file: Fixtures.path(Self.fixture))
+        let record = try #require(report.preparation)
+        #expect(record.rotation == 0 && record.skew == 0 && record.orientationConfidence == nil)
+        #expect(record.timings["orientation"] != nil && record.timings["deskew"] != nil)
+    }
+
+    @Test("a page whose text is not read is not prepared: turning serves the text")
+    func facesAloneAreNotPrepared() async throws {
+        var settings = AnnotationSettings()
+        settings.recognizeText = false
+        let report = try await Annotator(settings: settings, jobs: 1).read(file: Fixtures.path(Self.fixture))
+        #expect(report.preparation == nil)
+        #expect(report.timings["prepare"] != nil)
+    }
+}
