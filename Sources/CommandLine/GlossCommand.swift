@@ -76,8 +76,8 @@ public enum GlossCommand {
         maxFileSizeOption,
         .option("pdf-resolution", value: "PPI", "render PDF pages at PPI, except full-page scans, kept at their own (default: 300)"),
         .flag("skip-text", "keep the text of PDF pages that already have a text layer, and do not OCR them"),
-        .option("prepare", value: "MODE", "auto: turn, level and scale each page as it needs, and read dropped text again; "
-                    + "none: read pages as they come (default: auto)"),
+        .option("prepare", value: "STEPS", "auto: turn, level and scale each page as it needs, and read dropped text again; "
+                    + "none: read pages as they come; or some of orientation,deskew,scale,reread (default: auto)"),
         .flag("help", short: "h", "show this help"),
     ]
 
@@ -121,8 +121,8 @@ public enum GlossCommand {
         settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
         settings.skipText = arguments.has("skip-text")
         if let mode = arguments.value("prepare") {
-            guard let prepare = PreparationMode(rawValue: mode) else {
-                throw UsageError("--prepare takes auto or none, not '\(mode)'")
+            guard let prepare = PreparationSteps(parsing: mode) else {
+                throw UsageError("--prepare takes auto, none or steps joined with commas (orientation,deskew,scale,reread), not '\(mode)'")
             }
             settings.prepare = prepare
         }

@@ -31,7 +31,7 @@ struct DroppedTextTests {
         }
     }
 
-    static func reader(_ prepare: PreparationMode) -> Annotator {
+    static func reader(_ prepare: PreparationSteps) -> Annotator {
         var settings = AnnotationSettings()
         settings.detectFaces = false
         settings.prepare = prepare

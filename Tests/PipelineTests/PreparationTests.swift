@@ -11,7 +11,7 @@ import Testing
 /// boxes land on the input page, where the words are in its pixels.
 @Suite(.serialized)
 struct PreparationTests {
-    static func reader(_ prepare: PreparationMode) -> Annotator {
+    static func reader(_ prepare: PreparationSteps) -> Annotator {
         var settings = AnnotationSettings()
         settings.detectFaces = false
         settings.prepare = prepare

@@ -3,7 +3,7 @@ extension AnnotationSettings {
     /// place that turns settings into analyzers.
     var analyzers: [any Analyzer] {
         var list: [any Analyzer] = []
-        if recognizeText { list.append(TextAnalyzer(options: recognition, preparing: prepare == .auto)) }
+        if recognizeText { list.append(TextAnalyzer(options: recognition, steps: prepare)) }
         if detectFaces {
             let dimension = faceDimension ?? faceDetector.defaultDimension
             switch faceDetector {

@@ -7,8 +7,8 @@ import GlossTextRecognition
 /// words leave uncovered, for review.
 struct TextAnalyzer: Analyzer {
     let options: RecognitionOptions
-    /// Whether the text copy is prepared (`--prepare auto`) and dropped text read again.
-    var preparing = false
+    /// The preparation steps asked for (`--prepare`); this analyzer does scaling and re-reading.
+    var steps: PreparationSteps = .none
 
     var name: String { "ocr" }
     var readsText: Bool { true }
@@ -25,12 +25,12 @@ struct TextAnalyzer: Analyzer {
         // The small copy the ink is measured on is made first: Tesseract copies the pixels, and
         // from then on its copy is the only full-size one.
         let small = InkCoverage.workingCopy(of: image.raster)
-        var preparation: PagePreparation?
+        // Scaling and re-reading are this analyzer's steps of `--prepare`; turning and
+        // levelling were done before the copy was made.
+        var preparation = steps.isDisjoint(with: [.scale, .reread]) ? nil : PagePreparation()
         var raster = image.takeRaster(), resolution = image.resolution
-        if preparing {
-            var record = PagePreparation()
-            let clock = ContinuousClock()
-            let started = clock.now
+        if steps.contains(.scale) {
+            let started = ContinuousClock.now
             let letters = LetterSize(of: raster)
             let scale = TextScale(letters: letters, statedResolution: resolution, size: raster.size)
             if cancellation.isRaised { throw CancellationError() }
@@ -40,14 +40,13 @@ struct TextAnalyzer: Analyzer {
                                           : raster.resampled(width: size.width, height: size.height)
             }
             resolution = scale.resolution
-            record.xHeight = letters.map { Double($0.xHeight) }
-            record.scale = (scale.factor * 1000).rounded() / 1000
-            record.timings.record("scale", clock.now - started)
-            preparation = record
+            preparation?.xHeight = letters.map { Double($0.xHeight) }
+            preparation?.scale = (scale.factor * 1000).rounded() / 1000
+            preparation?.timings.record("scale", ContinuousClock.now - started)
         }
         // Preparing, the copy read stays for the regions the layout dropped to be read again
         // from the same pixels, at the same resolution.
-        let page = preparing ? raster : nil
+        let page = steps.contains(.reread) ? raster : nil
         var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
         if let page, var record = preparation {
             let start = ContinuousClock.now

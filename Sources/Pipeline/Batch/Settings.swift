@@ -33,7 +33,7 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var skipText: Bool = false
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
     /// dropped text read again (`--prepare`).
-    public var prepare: PreparationMode = .auto
+    public var prepare: PreparationSteps = .auto
 
     public init(
         recognition: RecognitionOptions = RecognitionOptions(),
@@ -80,7 +80,7 @@ extension AnnotationSettings {
         pdfResolution = try container.decodeIfPresent(Int.self, forKey: .pdfResolution) ?? ImageFile.defaultPDFResolution
         skipText = try container.decodeIfPresent(Bool.self, forKey: .skipText) ?? false
         // Settings recorded before preparation existed read pages as they came.
-        prepare = try container.decodeIfPresent(PreparationMode.self, forKey: .prepare) ?? PreparationMode.none
+        prepare = try container.decodeIfPresent(PreparationSteps.self, forKey: .prepare) ?? PreparationSteps.none
     }
 
     /// Written with the formats sorted: a set has no order of its own, and the same settings
@@ -104,7 +104,7 @@ extension AnnotationSettings {
         if skipText { try container.encode(skipText, forKey: .skipText) }
         // Without preparation a page reads as it did before it existed, and fingerprints so;
         // with it, pages finished by an older Gloss are read again.
-        if prepare != .none { try container.encode(prepare, forKey: .prepare) }
+        if !prepare.isEmpty { try container.encode(prepare, forKey: .prepare) }
     }
 }
 
@@ -139,12 +139,62 @@ extension AnnotationSettings {
     }
 }
 
-/// Whether a page is prepared before its text is read (`--prepare`).
-public enum PreparationMode: String, Sendable, Codable, Hashable, CaseIterable {
-    /// Each step decided from what the page shows: orientation, skew, letter size, dropped text.
-    case auto
-    /// The page as it came, read once.
-    case none
+/// Which steps prepare a page before its text is read (`--prepare`). Each step in the set is
+/// still decided page by page from what the page shows; one left out never runs.
+public struct PreparationSteps: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Turn a page lying on its side or upside down upright (Tesseract's orientation detector).
+    public static let orientation = PreparationSteps(rawValue: 1)
+    /// Level a page scanned askew.
+    public static let deskew = PreparationSteps(rawValue: 2)
+    /// Enlarge small letters or reduce huge ones, and tell Tesseract the resolution they imply.
+    public static let scale = PreparationSteps(rawValue: 4)
+    /// Read again, region by region, the text the layout analysis dropped.
+    public static let reread = PreparationSteps(rawValue: 8)
+
+    /// Every step: `--prepare auto`, the default.
+    public static let auto: PreparationSteps = [.orientation, .deskew, .scale, .reread]
+    /// None: the page as it came, read once (`--prepare none`).
+    public static let none: PreparationSteps = []
+
+    /// The steps by the names `--prepare` and the settings use, in the order they run.
+    public static let named: [(name: String, step: PreparationSteps)] = [
+        ("orientation", .orientation), ("deskew", .deskew), ("scale", .scale), ("reread", .reread),
+    ]
+
+    /// `auto`, `none` or a comma-separated list of step names; nil for anything else.
+    public init?(parsing text: String) {
+        switch text {
+        case "auto": self = .auto
+        case "none": self = .none
+        default:
+            var steps = PreparationSteps.none
+            for name in text.split(separator: ",") {
+                guard let step = Self.named.first(where: { $0.name == name })?.step else { return nil }
+                steps.insert(step)
+            }
+            guard !steps.isEmpty else { return nil }
+            self = steps
+        }
+    }
+
+    public var names: [String] { Self.named.filter { contains($0.step) }.map(\.name) }
+
+    public init(from decoder: any Decoder) throws {
+        let names = try decoder.singleValueContainer().decode([String].self)
+        guard let steps = PreparationSteps(parsing: names.joined(separator: ",")) ?? (names.isEmpty ? PreparationSteps.none : nil) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown preparation step in \(names)"))
+        }
+        self = steps
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(names)
+    }
 }
 
 /// The IIIF Presentation output of a batch.

@@ -287,8 +287,9 @@ struct PageGraph: Sendable {
     /// `--prepare none`, when the analyzers read the page as it came and the report has no
     /// preparation record.
     private func prepare(_ page: DecodedPage) async throws -> PagePreparer.Prepared? {
-        guard settings.prepare == .auto else { return nil }
-        let prepared = try await worker.image.run { preparer in preparer.prepare(page) }
+        let steps = settings.prepare.intersection([.orientation, .deskew])
+        guard !steps.isEmpty else { return nil }
+        let prepared = try await worker.image.run { preparer in preparer.prepare(page, steps: steps) }
         // Orientation detection is not interruptible; a page cancelled meanwhile stops here.
         try Task.checkCancellation()
         return prepared

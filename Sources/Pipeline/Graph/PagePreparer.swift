@@ -31,7 +31,7 @@ final class PagePreparer {
 
     /// The page turned upright and levelled when the signals say so; the input as it came
     /// (and the identity) otherwise.
-    func prepare(_ page: DecodedPage) -> Prepared {
+    func prepare(_ page: DecodedPage, steps: PreparationSteps = .auto) -> Prepared {
         var record = PagePreparation()
         let raster = page.raster
         let clock = ContinuousClock()
@@ -46,7 +46,7 @@ final class PagePreparer {
         }
         let direction = ink.textDirection()
         var rotation = 0
-        if !Self.clearlyUpright(direction), let detector = orientationDetector() {
+        if steps.contains(.orientation), !Self.clearlyUpright(direction), let detector = orientationDetector() {
             // Tesseract's detector reads the page at up to 300 ppi: at 150 it was both slower
             // (1 to 2 s an A4 page, against 0.3 to 0.6 s) and wrong more often.
             let factor = max(1, reduction / 2)
@@ -57,17 +57,17 @@ final class PagePreparer {
             }
         }
         record.timings.record("orientation", clock.now - started)
-        return levelled(page, rotation: rotation, ink: ink, record: record, clock: clock)
+        return levelled(page, rotation: rotation, ink: ink, record: record, clock: clock, levelling: steps.contains(.deskew))
     }
 
     /// The page turned by `rotation` and levelled when its lines are measured off level.
     private func levelled(_ page: DecodedPage, rotation: Int, ink: InkPage, record: PagePreparation,
-                          clock: ContinuousClock) -> Prepared {
+                          clock: ContinuousClock, levelling: Bool) -> Prepared {
         var record = record
         let raster = page.raster
         let started = clock.now
         var skew = 0.0
-        if let levelled = ink.turned(quarterTurns: rotation / 90), let measured = levelled.skew(),
+        if levelling, let levelled = ink.turned(quarterTurns: rotation / 90), let measured = levelled.skew(),
            abs(measured.levellingDegrees) >= Self.smallestSkew, measured.confidence >= Self.skewConfidence {
             skew = (measured.levellingDegrees * 100).rounded() / 100
         }
