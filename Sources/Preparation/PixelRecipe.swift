@@ -36,6 +36,20 @@ public struct PixelRecipe: Sendable, Equatable {
         self.inverts = inverts
     }
 
+    /// The recipe in a few words, for the page's preparation record.
+    public var summary: String {
+        var steps: [String] = []
+        if flattensBackground { steps.append("flattened") }
+        if normalizesContrast { steps.append("stretched") }
+        switch binarization {
+        case .none: break
+        case .otsu: steps.append("otsu")
+        case .sauvola: steps.append("sauvola")
+        }
+        if inverts { steps.append("inverted") }
+        return steps.isEmpty ? "tesseract" : steps.joined(separator: ", ")
+    }
+
     /// Nothing to do: the page is handed over as it is (in colour, when it is).
     public var isIdentity: Bool { !flattensBackground && !normalizesContrast && binarization == .none && !inverts }
 

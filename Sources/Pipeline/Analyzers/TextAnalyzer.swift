@@ -27,8 +27,17 @@ struct TextAnalyzer: Analyzer {
         let small = InkCoverage.workingCopy(of: image.raster)
         // Scaling and re-reading are this analyzer's steps of `--prepare`; turning and
         // levelling were done before the copy was made.
-        var preparation = steps.isDisjoint(with: [.scale, .reread]) ? nil : PagePreparation()
+        var preparation = steps.isDisjoint(with: [.flatten, .scale, .reread]) ? nil : PagePreparation()
         var raster = image.takeRaster(), resolution = image.resolution
+        if steps.contains(.flatten) {
+            let started = ContinuousClock.now
+            let recipe = PixelRecipe.chosen(for: raster).recipe
+            if !recipe.isIdentity {
+                raster = recipe.rendered(raster)
+                preparation?.binarization = recipe.summary
+            }
+            preparation?.timings.record("flatten", ContinuousClock.now - started)
+        }
         if steps.contains(.scale) {
             let started = ContinuousClock.now
             let letters = LetterSize(of: raster)

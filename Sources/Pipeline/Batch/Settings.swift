@@ -154,6 +154,8 @@ public struct PreparationSteps: OptionSet, Sendable, Hashable, Codable {
     public static let scale = PreparationSteps(rawValue: 4)
     /// Read again, region by region, the text the layout analysis dropped.
     public static let reread = PreparationSteps(rawValue: 8)
+    /// Flatten uneven paper and stretch its contrast, and invert a dark page, before reading.
+    public static let flatten = PreparationSteps(rawValue: 16)
 
     /// Every step: `--prepare auto`, the default.
     public static let auto: PreparationSteps = [.orientation, .deskew, .scale, .reread]
@@ -162,7 +164,7 @@ public struct PreparationSteps: OptionSet, Sendable, Hashable, Codable {
 
     /// The steps by the names `--prepare` and the settings use, in the order they run.
     public static let named: [(name: String, step: PreparationSteps)] = [
-        ("orientation", .orientation), ("deskew", .deskew), ("scale", .scale), ("reread", .reread),
+        ("orientation", .orientation), ("deskew", .deskew), ("flatten", .flatten), ("scale", .scale), ("reread", .reread),
     ]
 
     /// `auto`, `none` or a comma-separated list of step names; nil for anything else.
