@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The page view's Preparation section, in headless Chromium from file://: a page stored turned
-says it was turned 90° clockwise, an upright page says it was read as it came, and a page read
-with --prepare none has no section at all.
+says it was turned 90° clockwise, a tilted one which way it was levelled, an upright page says it
+was read as it came, and a page read with --prepare none has no section at all.
 
     /usr/bin/python3 tests-browser/test_preparation_panel.py --gloss .build/release/gloss [--artifacts DIR]
 
@@ -24,10 +24,12 @@ from test_viewer import Run, check, load  # noqa: E402
 ROOT = viewer.ROOT
 
 
-def turn_counter_clockwise(source, target):
-    """Writes `source` turned a quarter counter-clockwise: a page Gloss must turn 90° clockwise."""
+def turn_counter_clockwise(source, target, degrees=90):
+    """Writes `source` turned `degrees` counter-clockwise (negative: clockwise) on white paper:
+    a page Gloss must turn back the other way."""
     from PIL import Image  # python3-pil, which make setup installs
-    Image.open(source).rotate(90, expand=True).save(target)
+    resample = Image.NEAREST if degrees % 90 == 0 else Image.BICUBIC
+    Image.open(source).rotate(degrees, expand=True, fillcolor=255, resample=resample).save(target)
 
 
 def main():
@@ -43,6 +45,7 @@ def main():
     os.makedirs(inputs)
     sans = os.path.join(ROOT, "fixtures/text/sans.png")
     turn_counter_clockwise(sans, os.path.join(inputs, "turned.png"))
+    turn_counter_clockwise(sans, os.path.join(inputs, "tilted.png"), degrees=-2)
     shutil.copy(sans, os.path.join(inputs, "upright.png"))
     reports = {}
     for name, extra in [("prepared", []), ("unprepared", ["--prepare", "none"])]:
@@ -111,8 +114,19 @@ def main():
         orientation = [step for step in section["steps"] if step["step"] == "orientation"]
         check(not orientation or not orientation[0]["changed"], "the orientation step of an upright page: %s" % orientation)
 
+    def a_tilted_page_says_which_way_it_was_levelled():
+        record = page_json("prepared", "tilted.png")["preparation"]
+        check(record["rotation"] == 0 and 1.5 <= record["skew"] <= 2.5,
+              "Gloss measured the page tilted 2° clockwise as rotation %s, skew %s" % (record["rotation"], record["skew"]))
+        section = open_section("prepared", "tilted.png")
+        check(section is not None, "no Preparation section on the tilted page")
+        deskew = [step for step in section["steps"] if step["step"] == "deskew"]
+        check(deskew and deskew[0]["changed"] and deskew[0]["text"].startswith("Levelled by turning ")
+              and deskew[0]["text"].endswith("° counter-clockwise"), "the levelling step reads %s" % deskew)
+        check(section["asItCame"] is None, "a levelled page says it was read as it came")
+
     def a_page_read_without_preparing_has_no_section():
-        for name in ["turned.png", "upright.png"]:
+        for name in ["turned.png", "tilted.png", "upright.png"]:
             check("preparation" not in page_json("unprepared", name), "--prepare none wrote a record for %s" % name)
             check(open_section("unprepared", name) is None, "--prepare none shows a Preparation section for %s" % name)
             check(js("return !!document.querySelector('.info-section .info')"), "the info panel itself is missing")
@@ -134,16 +148,24 @@ def main():
             return out;""")
         low = [(name, round(ratio, 2)) for name, ratio in ratios if ratio < 4.5]
         check(len(ratios) >= 3 and not low, "preparation text below 4.5:1 contrast: %s" % low)
-        overflow = js("""var s = document.getElementById('preparation');
-            return Array.prototype.filter.call(s.querySelectorAll('.step, .ms'), function (el) {
-              return el.getBoundingClientRect().right > s.getBoundingClientRect().right + 1; }).length;""")
-        check(overflow == 0, "%d preparation cells overflow the panel" % overflow)
+        for size, mobile in [((1400, 1000), False), ((390, 844), True)]:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile})
+            open_section("prepared", "turned.png")
+            overflow = js("""var s = document.getElementById('preparation'), panel = document.getElementById('panel');
+                var edge = Math.min(s.getBoundingClientRect().right, panel.getBoundingClientRect().right, window.innerWidth);
+                return Array.prototype.filter.call(s.querySelectorAll('.step, .ms'), function (el) {
+                  return el.getBoundingClientRect().right > edge + 1; }).length;""")
+            check(overflow == 0, "%d preparation cells overflow the panel at %dx%d" % (overflow, size[0], size[1]))
+        driver.save_screenshot(os.path.join(args.artifacts, "preparation-phone.png"))
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     try:
         run.test("a page stored turned says it was turned 90° clockwise, with each step's time", a_turned_page_says_it_was_turned)
         run.test("an upright page says it was read as it came (or what changed)", an_upright_page_says_it_was_read_as_it_came)
+        run.test("a page tilted 2° clockwise says it was levelled counter-clockwise", a_tilted_page_says_which_way_it_was_levelled)
         run.test("a page read with --prepare none has no Preparation section", a_page_read_without_preparing_has_no_section)
-        run.test("the Preparation section has contrast and fits the panel", the_steps_are_legible)
+        run.test("the Preparation section has contrast and fits the panel on desktop and phone", the_steps_are_legible)
     finally:
         driver.quit()
         shutil.rmtree(work, ignore_errors=True)
