@@ -270,7 +270,36 @@ public struct PageView {
             row("Outputs", HTML(trusted: "<ul class=\"downloads\">") + HTML.joined(downloads, separator: "") + HTML(trusted: "</ul>"))
         }
         return HTML(trusted: "<dl class=\"info\">") + HTML.joined(rows, separator: "") + HTML(trusted: "</dl>")
+            + preparation()
             + HTML(trusted: "<details class=\"timing-details\"><summary>Timings</summary>") + timings() + HTML(trusted: "</details>")
+    }
+
+    /// What was done to the page before it was read, a step a line with its time; nothing for
+    /// a page without the record (read with `--prepare none`, or from an older report).
+    private func preparation() -> HTML {
+        guard let record = report.preparation else { return HTML(trusted: "") }
+        let summary = PreparationSummary(record)
+        var parts: [HTML] = [
+            HTML(trusted: "<section class=\"preparation\" id=\"preparation\" aria-labelledby=\"preparation-heading\"><h3 id=\"preparation-heading\">Preparation</h3>")
+        ]
+        if summary.readAsItCame {
+            parts.append(HTML(trusted: "<p class=\"as-it-came\">") + HTML(escaping: "Read as it came: nothing was changed.") + HTML(trusted: "</p>"))
+        }
+        var steps = summary.steps.map { step in
+            HTML(trusted: "<li data-step=\"") + HTML(escaping: step.name) + HTML(trusted: "\" class=\"\(step.changed ? "changed" : "kept")\"><span class=\"step\">")
+                + HTML(escaping: step.text) + HTML(trusted: "</span><span class=\"ms\">")
+                + HTML(escaping: step.milliseconds.map { DecimalText.format($0, maximumFractionDigits: 1) + " ms" } ?? "")
+                + HTML(trusted: "</span></li>")
+        }
+        if summary.steps.count > 1 {
+            steps.append(HTML(trusted: "<li class=\"total\"><span class=\"step\">Preparation in all</span><span class=\"ms\">")
+                + HTML(escaping: DecimalText.format(summary.totalMilliseconds, maximumFractionDigits: 1) + " ms") + HTML(trusted: "</span></li>"))
+        }
+        if !steps.isEmpty {
+            parts.append(HTML(trusted: "<ol class=\"preparation-steps\">") + HTML.joined(steps, separator: "") + HTML(trusted: "</ol>"))
+        }
+        parts.append(HTML(trusted: "</section>"))
+        return HTML.joined(parts, separator: "")
     }
 
     /// The outputs offered for download, in this order, with the names a person knows them by.
