@@ -26,7 +26,7 @@ public struct PreparationSummary: Equatable, Sendable {
     public var totalMilliseconds: Double
 
     /// The timing names a binarisation recipe may record; the record does not fix one.
-    static let binarizationTimings = ["binarization", "binarisation", "binarize", "threshold"]
+    static let binarizationTimings = ["flatten", "binarization", "binarisation", "binarize", "threshold"]
 
     public init(_ record: PagePreparation) {
         readAsItCame = !record.changedPage
@@ -101,7 +101,10 @@ public struct PreparationSummary: Equatable, Sendable {
         switch recipe {
         case "tesseract": return "Black and white by Tesseract's own threshold"
         case "sauvola": return "Black and white by a local threshold (Sauvola), for uneven light"
-        default: return "Black and white by the \(recipe) recipe"
+        case "flattened, stretched": return "Uneven light evened out and contrast stretched"
+        case "inverted": return "Light text on a dark page inverted"
+        case "flattened, stretched, inverted": return "Uneven light evened out, contrast stretched and light text inverted"
+        default: return "Prepared by the \(recipe) recipe"
         }
     }
 

@@ -61,13 +61,13 @@ struct PreparationPanelTests {
         record.regionsReread = 1
         record.wordsAdded = 1
         record.timings.record("binarize", milliseconds: 8)
-        record.timings.record("flatten", milliseconds: 9)
+        record.timings.record("despeckle", milliseconds: 9)
         let summary = PreparationSummary(record)
         #expect(summary.steps.map(\.text) == [
             "Turned 90° counter-clockwise", "Levelled by turning 0.5° counter-clockwise",
             "Letter size not measured: read reduced ×0.5",
             "Black and white by a local threshold (Sauvola), for uneven light",
-            "1 region the layout missed read again: 1 word added", "flatten",
+            "1 region the layout missed read again: 1 word added", "despeckle",
         ])
         #expect(summary.steps.map(\.milliseconds) == [nil, nil, nil, 8, nil, 9])
         record.rotation = 180
@@ -103,7 +103,7 @@ struct PreparationPanelTests {
         var report = SamplePage.report()
         report.preparation = record
         let html = PageViewTests.render(report)
-        #expect(html.contains("Black and white by the &lt;b&gt;x&lt;/b&gt; recipe"))
+        #expect(html.contains("Prepared by the &lt;b&gt;x&lt;/b&gt; recipe"))
         #expect(!html.contains("<b>x</b>"))
     }
 }

@@ -158,7 +158,7 @@ public struct PreparationSteps: OptionSet, Sendable, Hashable, Codable {
     public static let flatten = PreparationSteps(rawValue: 16)
 
     /// Every step: `--prepare auto`, the default.
-    public static let auto: PreparationSteps = [.orientation, .deskew, .scale, .reread]
+    public static let auto: PreparationSteps = [.orientation, .deskew, .flatten, .scale, .reread]
     /// None: the page as it came, read once (`--prepare none`).
     public static let none: PreparationSteps = []
 
