@@ -145,3 +145,31 @@ struct PreparationTests {
         #expect(report.timings["prepare"] != nil)
     }
 }
+
+/// Pages of the same text at half and twice the size: the small one is enlarged for Tesseract
+/// and its boxes still land on the input's pixels; both read as the page at its own size.
+@Suite struct ScaledPageTests {
+    @Test("a page at half or twice the size reads as well, its boxes on the input", arguments: [0.5, 2.0])
+    func scaledPagesRead(factor: Double) async throws {
+        let scratch = try ScratchFolder()
+        let upright = try PreparationTests.upright()
+        let straight = try await PreparationTests.read(upright, with: PreparationTests.preparing, in: scratch, name: "own-size")
+        let width = Int(Double(upright.width) * factor), height = Int(Double(upright.height) * factor)
+        let scaled = factor < 1 ? upright.resampled(width: width, height: height) : upright.enlarged(width: width, height: height)
+        let report = try await PreparationTests.read(scaled, with: PreparationTests.preparing, in: scratch, name: "scaled")
+        #expect(try PreparationTests.f1(report) >= PreparationTests.f1(straight) - 0.01)
+        if factor < 1 { #expect((report.preparation?.scale ?? 1) > 1, "small letters are enlarged") }
+        #expect(report.width == width && report.height == height)
+        // Every word found once at both sizes sits where the page's own word sits, scaled.
+        var matched = 0
+        for word in report.words where report.words.filter({ $0.text == word.text }).count == 1 {
+            let twins = straight.words.filter { $0.text == word.text }
+            guard twins.count == 1, let twin = twins.first else { continue }
+            let here = PreparationTests.centre(word.box), there = PreparationTests.centre(twin.box)
+            #expect(abs(here.x - there.x * factor) <= 4 * max(1, factor) && abs(here.y - there.y * factor) <= 4 * max(1, factor),
+                    "\(word.text) at \(here), expected near \(there.x * factor), \(there.y * factor)")
+            matched += 1
+        }
+        #expect(matched >= 25)
+    }
+}
