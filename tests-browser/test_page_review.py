@@ -418,17 +418,8 @@ def main():
                 check(outline["ok"], "focus is not visible on %s" % outline["tag"])
             driver.switch_to.active_element.send_keys(Keys.TAB)
         check(seen >= 20, "Tab reached %d controls" % seen)
-        ratios = js("""function rgb(c) { var m = c.match(/[\\d.]+/g).map(Number); return m; }
-            function lum(c) { return 0.2126 * ch(c[0]) + 0.7152 * ch(c[1]) + 0.0722 * ch(c[2]); }
-            function ch(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
-            function background(el) { for (; el; el = el.parentElement) { var c = rgb(getComputedStyle(el).backgroundColor);
-              if (c.length < 4 || c[3] > 0.9) return c; } return [255, 255, 255]; }
-            var out = [];
-            document.querySelectorAll('.summary, .toolbar label, .legend li, .keys, h2, .info dt, .face-marks, .zoom-value, .review-nav, .downloads a').forEach(function (el) {
-              var f = lum(rgb(getComputedStyle(el).color)), b = lum(background(el));
-              out.push([el.className || el.tagName, (Math.max(f, b) + 0.05) / (Math.min(f, b) + 0.05)]);
-            });
-            return out;""")
+        ratios = viewer.contrast_ratios(driver, ".summary, .toolbar label, .legend li, .keys, h2, .info dt, .face-marks, "
+                                        ".zoom-value, .review-nav, .downloads a")
         low = [(name, round(ratio, 2)) for name, ratio in ratios if ratio < 4.5]
         check(ratios and not low, "text below 4.5:1 contrast: %s" % low)
 

@@ -135,17 +135,7 @@ def main():
 
     def the_steps_are_legible():
         open_section("prepared", "turned.png")
-        ratios = js("""function rgb(c) { return c.match(/[\\d.]+/g).map(Number); }
-            function ch(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
-            function lum(c) { return 0.2126 * ch(c[0]) + 0.7152 * ch(c[1]) + 0.0722 * ch(c[2]); }
-            function background(el) { for (; el; el = el.parentElement) { var c = rgb(getComputedStyle(el).backgroundColor);
-              if (c.length < 4 || c[3] > 0.9) return c; } return [255, 255, 255]; }
-            var out = [];
-            document.querySelectorAll('#preparation h3, #preparation .step, #preparation .ms').forEach(function (el) {
-              var f = lum(rgb(getComputedStyle(el).color)), b = lum(background(el));
-              out.push([el.className || el.tagName, (Math.max(f, b) + 0.05) / (Math.min(f, b) + 0.05)]);
-            });
-            return out;""")
+        ratios = viewer.contrast_ratios(driver, "#preparation h3, #preparation .step, #preparation .ms")
         low = [(name, round(ratio, 2)) for name, ratio in ratios if ratio < 4.5]
         check(len(ratios) >= 3 and not low, "preparation text below 4.5:1 contrast: %s" % low)
         for size, mobile in [((1400, 1000), False), ((390, 844), True)]:

@@ -146,6 +146,22 @@ def no_alert(driver):
     raise Failure("a dialog opened: %r" % text)
 
 
+def contrast_ratios(driver, selector):
+    """The WCAG contrast ratio of the text of every element `selector` matches against the first
+    opaque background behind it, as [class or tag, ratio] pairs."""
+    return driver.execute_script("""function rgb(c) { return c.match(/[\\d.]+/g).map(Number); }
+        function ch(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
+        function lum(c) { return 0.2126 * ch(c[0]) + 0.7152 * ch(c[1]) + 0.0722 * ch(c[2]); }
+        function background(el) { for (; el; el = el.parentElement) { var c = rgb(getComputedStyle(el).backgroundColor);
+          if (c.length < 4 || c[3] > 0.9) return c; } return [255, 255, 255]; }
+        var out = [];
+        document.querySelectorAll(arguments[0]).forEach(function (el) {
+          var f = lum(rgb(getComputedStyle(el).color)), b = lum(background(el));
+          out.push([el.className || el.tagName, (Math.max(f, b) + 0.05) / (Math.min(f, b) + 0.05)]);
+        });
+        return out;""", selector)
+
+
 def load(driver, url):
     driver.get(url)
     driver.execute_script("return document.readyState")
