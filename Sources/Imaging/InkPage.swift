@@ -94,14 +94,19 @@ public final class InkPage {
         return SkewMeasurement(levellingDegrees: -Double(angle), confidence: Double(confidence))
     }
 
-    /// The grey level that best splits a page into ink and paper (Otsu's method: the largest
+    /// The grey level that best splits a page into ink and paper.
+    static func otsuThreshold(of grey: Raster) -> UInt8 { Raster.otsuThreshold(of: grey.pixels) }
+}
+
+extension Raster {
+    /// The level that best splits 8-bit values into dark and light (Otsu's method: the largest
     /// variance between the two classes).
-    static func otsuThreshold(of grey: Raster) -> UInt8 {
+    public static func otsuThreshold(of values: [UInt8]) -> UInt8 {
         var histogram = [Int](repeating: 0, count: 256)
-        grey.pixels.withUnsafeBufferPointer { pixels in
-            for value in pixels { histogram[Int(value)] += 1 }
+        values.withUnsafeBufferPointer { values in
+            for value in values { histogram[Int(value)] += 1 }
         }
-        let total = Double(grey.pixels.count)
+        let total = Double(values.count)
         let weightedTotal = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
         var darkCount = 0.0, darkSum = 0.0, best = 0.0, threshold = 127
         for level in 0..<255 {

@@ -26,7 +26,7 @@ public struct LetterSize: Sendable, Equatable {
     public init?(of page: Raster) {
         let grey = page.layout == .gray ? page : page.grayscale()
         guard grey.width > 2, grey.height > 2 else { return nil }
-        let threshold = OtsuThreshold(of: grey.pixels)
+        let threshold = Raster.otsuThreshold(of: grey.pixels)
         let dark = grey.pixels.lazy.filter { $0 <= threshold }.count
         // Light text on a dark page: the letters are the light side.
         let inkIsDark = dark * 2 <= grey.pixels.count
@@ -98,26 +98,6 @@ extension LetterSize {
             }
         }
     }
-}
-
-/// Otsu's threshold of 8-bit values: the level that best splits them into two classes.
-func OtsuThreshold(of pixels: [UInt8]) -> UInt8 {
-    var histogram = [Int](repeating: 0, count: 256)
-    pixels.withUnsafeBufferPointer { values in
-        for value in values { histogram[Int(value)] += 1 }
-    }
-    let total = Double(pixels.count)
-    let sum = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
-    var below = 0.0, belowSum = 0.0, best = 0.0, threshold = 127
-    for level in 0..<256 {
-        below += Double(histogram[level])
-        guard below > 0, below < total else { continue }
-        belowSum += Double(level * histogram[level])
-        let meanBelow = belowSum / below, meanAbove = (sum - belowSum) / (total - below)
-        let between = below * (total - below) * (meanBelow - meanAbove) * (meanBelow - meanAbove)
-        if between > best { (best, threshold) = (between, level) }
-    }
-    return UInt8(threshold)
 }
 
 /// The bounding boxes of the connected marks of ink (8-connected), found run by run: each

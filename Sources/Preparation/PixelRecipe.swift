@@ -67,7 +67,7 @@ public struct PixelRecipe: Sendable, Equatable {
         var low: Float = 0, high: Float = 255
         if normalizesContrast { (low, high) = statistics.range(flattenedBy: paper) }
         let scale = 255 / max(1, high - low)
-        let threshold: Float? = binarization == .otsu ? Float(OtsuThreshold(of: statistics.sample(flattenedBy: paper, low: low, scale: scale))) : nil
+        let threshold: Float? = binarization == .otsu ? Float(Raster.otsuThreshold(of: statistics.sample(flattenedBy: paper, low: low, scale: scale))) : nil
         var local: (mean: BlockField, deviation: BlockField, k: Float)?
         if case .sauvola(let window, let k) = binarization {
             let moments = statistics.moments(window: window, flattenedBy: paper, low: low, scale: scale)

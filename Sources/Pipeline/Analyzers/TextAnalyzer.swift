@@ -22,25 +22,28 @@ struct TextAnalyzer: Analyzer {
     func makeEngine() throws -> TextRecognizer { try TextRecognizer(options: options) }
 
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
-        // The small copy the ink is measured on is made first: Tesseract copies the pixels, and
-        // from then on its copy is the only full-size one.
-        let small = InkCoverage.workingCopy(of: image.raster)
+        // One grey copy serves every measure of the page (the ink, the paper, the letters): a
+        // colour page is converted once. The small copy the ink is measured on is made first:
+        // Tesseract copies the pixels, and from then on its copy is the only full-size one.
+        let grey = image.raster.layout == .gray ? image.raster : image.raster.grayscale()
+        let small = InkCoverage.workingCopy(of: grey)
         // Scaling and re-reading are this analyzer's steps of `--prepare`; turning and
         // levelling were done before the copy was made.
         var preparation = steps.isDisjoint(with: [.flatten, .scale, .reread]) ? nil : PagePreparation()
         var raster = image.takeRaster(), resolution = image.resolution
         if steps.contains(.flatten) {
             let started = ContinuousClock.now
-            let recipe = PixelRecipe.chosen(for: raster).recipe
+            let recipe = PixelRecipe.chosen(for: grey).recipe
             if !recipe.isIdentity {
-                raster = recipe.rendered(raster)
+                raster = recipe.rendered(grey)
                 preparation?.binarization = recipe.summary
             }
             preparation?.timings.record("flatten", ContinuousClock.now - started)
         }
         if steps.contains(.scale) {
             let started = ContinuousClock.now
-            let letters = LetterSize(of: raster)
+            // Flattened, the copy is grey already; else its grey copy has the same letters.
+            let letters = LetterSize(of: raster.layout == .gray ? raster : grey)
             let scale = TextScale(letters: letters, statedResolution: resolution, size: raster.size)
             if cancellation.isRaised { throw CancellationError() }
             if scale.factor != 1 {
