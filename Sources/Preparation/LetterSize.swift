@@ -26,8 +26,9 @@ public struct LetterSize: Sendable, Equatable {
     public init?(of page: Raster) {
         let grey = page.layout == .gray ? page : page.grayscale()
         guard grey.width > 2, grey.height > 2 else { return nil }
-        let threshold = Raster.otsuThreshold(of: grey.pixels)
-        let dark = grey.pixels.lazy.filter { $0 <= threshold }.count
+        let levels = Raster.histogram(of: grey.pixels)
+        let threshold = Raster.otsuThreshold(histogram: levels)
+        let dark = levels[...Int(threshold)].reduce(0, +)
         // Light text on a dark page: the letters are the light side.
         let inkIsDark = dark * 2 <= grey.pixels.count
         let marks = Marks(in: grey, threshold: threshold, inkIsDark: inkIsDark)

@@ -66,6 +66,33 @@ struct TurningTests {
         #expect(onItsSide.suggestedRotation == 270)
         #expect(try #require(ink.turned(quarterTurns: 3)).textDirection().suggestedRotation == 90)
     }
+
+    @Test("the sideways reading is skipped only when the upright one alone is strong enough")
+    func sidewaysReadingIsSkippedOnlyWhenCertain() throws {
+        let ink = try #require(InkPage(grey: Self.page("text/serif.png")))
+        let full = ink.textDirection()
+        #expect(full.sidewaysConfidence != 0)
+        let below = ink.textDirection(certainlyUpright: full.upConfidence + 0.01)
+        #expect(below == full)
+        let above = ink.textDirection(certainlyUpright: full.upConfidence)
+        #expect(above.upConfidence == full.upConfidence && above.sidewaysConfidence == 0)
+        // A page on its side never reads strongly upright, so it always gets both readings.
+        let onItsSide = try #require(ink.turned(quarterTurns: 1))
+        #expect(onItsSide.textDirection(certainlyUpright: 5) == onItsSide.textDirection())
+    }
+
+    @Test("a page's levels are counted as one count would, at any length", arguments: ["text/serif.png", "scans/page.png"])
+    func histogramCountsEveryLevel(fixture: String) throws {
+        let pixels = try Self.page(fixture).pixels
+        for values in [pixels, Array(pixels.dropLast(3))] {
+            var expected = [Int](repeating: 0, count: 256)
+            for value in values { expected[Int(value)] += 1 }
+            #expect(Raster.histogram(of: values) == expected)
+            #expect(Raster.otsuThreshold(histogram: expected) == Raster.otsuThreshold(of: values))
+        }
+        let threshold = Raster.otsuThreshold(of: pixels)
+        #expect(threshold > 60 && threshold < 200, "\(threshold)")
+    }
 }
 
 struct PaperTests {
