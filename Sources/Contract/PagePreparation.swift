@@ -16,6 +16,9 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     /// The height of a lower-case letter (the most common letter height), in pixels of the copy
     /// Tesseract was handed before scaling (the page at up to 300 ppi); nil when not measured.
     public var xHeight: Double?
+    /// An enlargement that was read and set aside, the page at its own size having read more
+    /// confidently; nil when no enlargement was tried or it was kept (`scale`).
+    public var enlargementSetAside: Double?
     /// How the text copy was turned to black and white before Tesseract: `tesseract` (its own
     /// Otsu threshold), `sauvola` (local threshold, for uneven light) or another recipe's name.
     public var binarization: String = "tesseract"
@@ -42,6 +45,7 @@ public struct PagePreparation: Codable, Sendable, Equatable {
         if other.skew != 0 { merged.skew = other.skew }
         if other.scale != 1 { merged.scale = other.scale }
         merged.xHeight = xHeight ?? other.xHeight
+        merged.enlargementSetAside = enlargementSetAside ?? other.enlargementSetAside
         if other.binarization != "tesseract" { merged.binarization = other.binarization }
         merged.regionsReread += other.regionsReread
         merged.wordsAdded += other.wordsAdded

@@ -33,9 +33,12 @@ public struct PreparationSummary: Equatable, Sendable {
         totalMilliseconds = record.timings.stages.map(\.milliseconds).reduce(0, +)
         var steps: [Step] = []
         var explained: Set<String> = []
+        /// The time of a step recorded under any of `names` (several names, older and newer,
+        /// for one step), summed.
         func time(_ names: [String]) -> Double? {
             explained.formUnion(names)
-            return names.lazy.compactMap { record.timings[$0] }.first
+            let found = names.compactMap { record.timings[$0] }
+            return found.isEmpty ? nil : found.reduce(0, +)
         }
 
         let orientationTime = time(["orientation"])
@@ -46,7 +49,7 @@ public struct PreparationSummary: Equatable, Sendable {
         if record.skew != 0 || deskewTime != nil {
             steps.append(Step(name: "deskew", text: Self.levelling(record.skew), changed: record.skew != 0, milliseconds: deskewTime))
         }
-        let scaleTime = time(["scale"])
+        let scaleTime = time(["scale", "compare"])
         if record.scale != 1 || record.xHeight != nil || scaleTime != nil {
             steps.append(Step(name: "scale", text: Self.scaling(record), changed: record.scale != 1, milliseconds: scaleTime))
         }
@@ -93,6 +96,9 @@ public struct PreparationSummary: Equatable, Sendable {
         let factor = "×" + DecimalText.format(record.scale, maximumFractionDigits: 2)
         if record.scale > 1 { return letters + "read enlarged " + factor }
         if record.scale < 1 { return letters + "read reduced " + factor }
+        if let tried = record.enlargementSetAside {
+            return letters + "read at their own size, more confidently than enlarged ×" + DecimalText.format(tried, maximumFractionDigits: 2)
+        }
         return letters + "read at their own size"
     }
 

@@ -52,6 +52,18 @@ struct PreparationPanelTests {
         #expect(summary.steps.allSatisfy { !$0.changed })
     }
 
+    @Test func anEnlargementSetAsideIsNamedWithTheTimeOfBothReadings() {
+        var record = PagePreparation()
+        record.xHeight = 10
+        record.enlargementSetAside = 1.6
+        record.timings.record("scale", milliseconds: 9)
+        record.timings.record("compare", milliseconds: 1200)
+        let summary = PreparationSummary(record)
+        #expect(summary.steps.map(\.text) == ["Letters 10 px high: read at their own size, more confidently than enlarged ×1.6"])
+        #expect(summary.steps.map(\.milliseconds) == [1209])
+        #expect(summary.readAsItCame)
+    }
+
     @Test func otherTurnsRecipesAndUnknownStepsAreNamed() {
         var record = PagePreparation()
         record.rotation = 270
