@@ -134,9 +134,7 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var title: String { Self.title(source: source, pageIndex: pageIndex) }
 
     /// The mean word confidence, nil for a page without words.
-    public var meanConfidence: Double? {
-        words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
-    }
+    public var meanConfidence: Double? { RecognizedText.mean(of: words.map(\.confidence)) }
 
     /// A page that was read: what its analyzers found, converted from normalised boxes to
     /// pixels of `size`. This is the one place where the currency becomes pixels.

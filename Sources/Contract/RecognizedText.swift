@@ -13,6 +13,14 @@ public struct RecognizedText: Sendable, Equatable {
     public var lines: [TextLine] { paragraphs.flatMap(\.lines) }
     public var words: [RecognizedWord] { lines.flatMap(\.words) }
 
+    /// Tesseract's mean word confidence, 0...100; nil without words.
+    public var meanConfidence: Double? { Self.mean(of: words.map(\.confidence)) }
+
+    /// The mean of word confidences, nil for none: one formula for a recognition and a report.
+    static func mean(of confidences: [Double]) -> Double? {
+        confidences.isEmpty ? nil : confidences.reduce(0, +) / Double(confidences.count)
+    }
+
     /// The page text: lines separated by a newline, paragraphs by an empty line.
     public var text: String {
         paragraphs.map { $0.lines.map(\.text).joined(separator: "\n") }.joined(separator: "\n\n")

@@ -85,12 +85,11 @@ public final class InkPage {
     /// the same figures). The turned reading, half the cost, is skipped when the upright one
     /// alone is at least `certainlyUpright`: `sidewaysConfidence` is then 0.
     public func textDirection(certainlyUpright: Double = .infinity) -> TextDirectionSignal {
-        let up = upDownConfidence(of: image.handle)
-        guard Double(up) < certainlyUpright else { return TextDirectionSignal(upConfidence: Double(up), sidewaysConfidence: 0) }
-        guard let turned = LeptonicaImage(pixRotate90(image.handle, 1)) else {
-            return TextDirectionSignal(upConfidence: Double(up), sidewaysConfidence: 0)
+        let up = Double(upDownConfidence(of: image.handle))
+        guard up < certainlyUpright, let turned = LeptonicaImage(pixRotate90(image.handle, 1)) else {
+            return TextDirectionSignal(upConfidence: up, sidewaysConfidence: 0)
         }
-        return TextDirectionSignal(upConfidence: Double(up), sidewaysConfidence: Double(upDownConfidence(of: turned.handle)))
+        return TextDirectionSignal(upConfidence: up, sidewaysConfidence: Double(upDownConfidence(of: turned.handle)))
     }
 
     private func upDownConfidence(of pix: UnsafeMutablePointer<PIX>) -> Float {

@@ -9,10 +9,6 @@ import Testing
 /// A page of small letters is read twice, enlarged and as it came, and the reading Tesseract
 /// is the more confident of is kept.
 struct SmallLettersTests {
-    static func meanConfidence(_ words: [RecognizedWord]) -> Double {
-        words.isEmpty ? 0 : words.reduce(0) { $0 + $1.confidence } / Double(words.count)
-    }
-
     @Test("the more confident of the enlarged and the unscaled readings is kept", arguments: [0.45, 0.5])
     func theMoreConfidentReadingIsKept(factor: Double) throws {
         let upright = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
@@ -29,10 +25,10 @@ struct SmallLettersTests {
 
         // The two readings, made here as the analyzer makes them.
         let size = scale.scaled(page.size)
-        let enlarged = try engine.recognize(page.enlarged(width: size.width, height: size.height), resolution: scale.resolution).words
-        let unscaled = try engine.recognize(page, resolution: nil).words
-        let enlargedWins = Self.meanConfidence(enlarged) >= Self.meanConfidence(unscaled)
-        #expect(kept.map(\.text) == (enlargedWins ? enlarged : unscaled).map(\.text))
+        let enlarged = try engine.recognize(page.enlarged(width: size.width, height: size.height), resolution: scale.resolution)
+        let unscaled = try engine.recognize(page, resolution: nil)
+        let enlargedWins = (enlarged.meanConfidence ?? 0) >= (unscaled.meanConfidence ?? 0)
+        #expect(kept.map(\.text) == (enlargedWins ? enlarged : unscaled).words.map(\.text))
         if enlargedWins {
             #expect(preparation.scale == (scale.factor * 1000).rounded() / 1000 && preparation.enlargementSetAside == nil)
         } else {

@@ -31,9 +31,8 @@ struct TextAnalyzer: Analyzer {
         // levelling were done before the copy was made.
         var preparation = steps.isDisjoint(with: [.flatten, .scale, .reread]) ? nil : PagePreparation()
         var raster = image.takeRaster(), resolution = image.resolution
-        // The page as it came, kept when its small letters are enlarged: both are read, this
-        // one as `--prepare none` reads it (at the resolution its file states, as the
-        // `tesseract` command does).
+        // The copy at its own size, kept when its small letters are enlarged: both are read,
+        // this one at the resolution its file states (as the `tesseract` command reads it).
         var asItCame: (raster: Raster, resolution: Int?)?
         if steps.contains(.flatten) {
             let started = ContinuousClock.now
@@ -73,7 +72,7 @@ struct TextAnalyzer: Analyzer {
             // Tesseract is the more confident of is the better one on all 11 such real pages.
             let started = ContinuousClock.now
             let unscaled = try engine.recognize(asItCame.raster, resolution: asItCame.resolution, cancellation: cancellation)
-            if unscaled.meanConfidence > text.meanConfidence {
+            if (unscaled.meanConfidence ?? 0) > (text.meanConfidence ?? 0) {
                 text = unscaled
                 resolution = asItCame.resolution
                 if page != nil { page = asItCame.raster }
@@ -100,10 +99,3 @@ struct TextAnalyzer: Analyzer {
     }
 }
 
-extension RecognizedText {
-    /// Tesseract's mean confidence over the words, 0...100; 0 without words.
-    var meanConfidence: Double {
-        let words = self.words
-        return words.isEmpty ? 0 : words.reduce(0) { $0 + $1.confidence } / Double(words.count)
-    }
-}
