@@ -21,14 +21,32 @@ LEPT.pixRotate.argtypes = [ctypes.c_void_p, ctypes.c_float, ctypes.c_int, ctypes
 LEPT.pixConvertTo8.restype = ctypes.c_void_p
 LEPT.pixConvertTo8.argtypes = [ctypes.c_void_p, ctypes.c_int]
 LEPT.pixWrite.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int]
-LEPT.pixGetWidth.argtypes = LEPT.pixGetHeight.argtypes = [ctypes.c_void_p]
+LEPT.pixGetWidth.argtypes = LEPT.pixGetHeight.argtypes = LEPT.pixGetDepth.argtypes = [ctypes.c_void_p]
+LEPT.pixGetColormap.restype = ctypes.c_void_p
+LEPT.pixGetColormap.argtypes = [ctypes.c_void_p]
+LEPT.pixRemoveColormap.restype = ctypes.c_void_p
+LEPT.pixRemoveColormap.argtypes = [ctypes.c_void_p, ctypes.c_int]
+LEPT.pixSetSpp.argtypes = [ctypes.c_void_p, ctypes.c_int]
 LEPT.pixDestroy.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, IFF_PNG = 2, 1, 3
+L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, IFF_PNG, REMOVE_CMAP_BASED_ON_SRC = 1, 1, 3, 4
 
 
 def turned(source, target, quarters=0, degrees=0.0):
-    """`source` turned clockwise by `quarters` quarter turns or counter-clockwise by `degrees`, as a PNG."""
-    pix = LEPT.pixConvertTo8(LEPT.pixRead(source.encode()), 0)
+    """`source` turned clockwise by `quarters` quarter turns or counter-clockwise by `degrees`, as a PNG.
+
+    The page keeps its colours: a grey copy would read worse than the colour page it is compared
+    with (Tesseract thresholds each channel), and the difference would be charged to the turn.
+    Only what rotation with interpolation cannot take is changed: 1-bit and palette pages become
+    grey or colour, and an alpha channel (opaque on every bench page) is dropped.
+    """
+    pix = LEPT.pixRead(source.encode())
+    if degrees:
+        if LEPT.pixGetColormap(pix):
+            pix = LEPT.pixRemoveColormap(pix, REMOVE_CMAP_BASED_ON_SRC)
+        if LEPT.pixGetDepth(pix) < 8:
+            pix = LEPT.pixConvertTo8(pix, 0)
+    if LEPT.pixGetDepth(pix) == 32:
+        LEPT.pixSetSpp(pix, 3)
     if quarters:
         pix = LEPT.pixRotateOrth(pix, quarters)
     if degrees:

@@ -9,6 +9,9 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     /// The orientation detector's confidence in `rotation`, on its own scale; nil when the
     /// orientation was not asked (the page read well as it came).
     public var orientationConfidence: Double?
+    /// A turn that was read and set aside: the orientation detector was unsure, the page was
+    /// read both ways, and `rotation` read the more confidently. nil when read one way only.
+    public var rotationSetAside: Int?
     /// Degrees the page was turned to level its lines (counter-clockwise positive); 0 when level.
     public var skew: Double = 0
     /// The factor the text copy was scaled by, so its letters reach the size Tesseract reads best.
@@ -41,6 +44,11 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     public func merged(with other: PagePreparation) -> PagePreparation {
         var merged = self
         if other.rotation != 0 { merged.rotation = other.rotation }
+        if let setAside = other.rotationSetAside {
+            // The text analyzer read the page both ways: its choice is the page's turn.
+            merged.rotation = other.rotation
+            merged.rotationSetAside = setAside
+        }
         merged.orientationConfidence = orientationConfidence ?? other.orientationConfidence
         if other.skew != 0 { merged.skew = other.skew }
         if other.scale != 1 { merged.scale = other.scale }
@@ -52,4 +60,21 @@ public struct PagePreparation: Codable, Sendable, Equatable {
         for stage in other.timings.stages { merged.timings.record(stage.name, milliseconds: stage.milliseconds) }
         return merged
     }
+}
+
+/// Two ways a page may stand, when the orientation detector was unsure which: the text is read
+/// both ways and the more confident reading kept. Degrees clockwise from the input page.
+public struct DoubtfulOrientation: Sendable, Equatable {
+    /// The turn the page was given before its analyzers read it.
+    public var applied: Int
+    /// The other turn it may need.
+    public var other: Int
+
+    public init(applied: Int, other: Int) {
+        self.applied = applied
+        self.other = other
+    }
+
+    /// Clockwise quarter turns from the page as turned to the other way.
+    public var quarterTurns: Int { (((other - applied) / 90) % 4 + 4) % 4 }
 }

@@ -41,7 +41,7 @@ public struct PreparationSummary: Equatable, Sendable {
             return found.isEmpty ? nil : found.reduce(0, +)
         }
 
-        let orientationTime = time(["orientation"])
+        let orientationTime = time(["orientation", "turn"])
         if let text = Self.orientation(record, timed: orientationTime != nil) {
             steps.append(Step(name: "orientation", text: text, changed: record.rotation != 0, milliseconds: orientationTime))
         }
@@ -70,16 +70,26 @@ public struct PreparationSummary: Equatable, Sendable {
     }
 
     /// "Turned 90° clockwise (orientation confidence 12.3)"; "Already upright" when the
-    /// orientation was checked and kept; nil when it was not checked at all.
+    /// orientation was checked and kept; nil when it was not checked at all. A page read both
+    /// ways says which it was read more confidently than.
     static func orientation(_ record: PagePreparation, timed: Bool) -> String? {
         let confidence = record.orientationConfidence.map { " (orientation confidence " + DecimalText.format($0, maximumFractionDigits: 1) + ")" } ?? ""
-        let turn = ((record.rotation % 360) + 360) % 360
-        switch turn {
-        case 90: return "Turned 90° clockwise" + confidence
-        case 180: return "Turned 180°: it was upside down" + confidence
-        case 270: return "Turned 90° counter-clockwise" + confidence
-        case 0: return timed || record.orientationConfidence != nil ? "Already upright" + confidence : nil
-        default: return "Turned \(turn)° clockwise" + confidence
+        let comparison = record.rotationSetAside.map { ", read more confidently than " + (turning($0) ?? "as it came") } ?? ""
+        guard let turned = turning(record.rotation) else {
+            return timed || record.orientationConfidence != nil ? "Already upright" + confidence + comparison : nil
+        }
+        let headline = record.rotation % 360 == 180 ? "Turned 180°: it was upside down" : turned.prefix(1).uppercased() + turned.dropFirst()
+        return headline + confidence + comparison
+    }
+
+    /// "turned 180°", and so on; nil for no turn.
+    static func turning(_ degrees: Int) -> String? {
+        switch ((degrees % 360) + 360) % 360 {
+        case 0: return nil
+        case 90: return "turned 90° clockwise"
+        case 180: return "turned 180°"
+        case 270: return "turned 90° counter-clockwise"
+        case let turn: return "turned \(turn)° clockwise"
         }
     }
 

@@ -86,6 +86,39 @@ struct PreparationPanelTests {
         #expect(PreparationSummary(record).steps.first?.text == "Turned 180°: it was upside down")
     }
 
+    @Test func aPageReadBothWaysSaysWhichWayWasSetAside() {
+        var record = PagePreparation()
+        record.rotation = 180
+        record.rotationSetAside = 0
+        record.orientationConfidence = 1.51
+        record.timings.record("orientation", milliseconds: 120)
+        record.timings.record("turn", milliseconds: 300.5)
+        var summary = PreparationSummary(record)
+        #expect(summary.steps.first?.text == "Turned 180°: it was upside down (orientation confidence 1.5), read more confidently than as it came")
+        #expect(summary.steps.first?.milliseconds == 420.5)
+        #expect(summary.steps.first?.changed == true)
+        #expect(summary.steps.count == 1, "the second reading's time is the orientation step's, not a step of its own")
+
+        record.rotation = 0
+        record.rotationSetAside = 90
+        summary = PreparationSummary(record)
+        #expect(summary.steps.first?.text == "Already upright (orientation confidence 1.5), read more confidently than turned 90° clockwise")
+        #expect(summary.steps.first?.changed == false)
+        #expect(summary.readAsItCame)
+    }
+
+    @Test func theTextAnalyzersTurnIsThePagesTurn() {
+        var stage = PagePreparation()
+        stage.rotation = 90
+        stage.orientationConfidence = 9
+        var analyzer = PagePreparation()
+        analyzer.rotation = 0
+        analyzer.rotationSetAside = 90
+        let merged = stage.merged(with: analyzer)
+        #expect(merged.rotation == 0 && merged.rotationSetAside == 90 && merged.orientationConfidence == 9)
+        #expect(stage.merged(with: PagePreparation()).rotation == 90, "an analyzer that read one way leaves the turn alone")
+    }
+
     @Test func theInfoPanelShowsThePreparationOnlyWhenThePageHasIt() throws {
         var report = SamplePage.report()
         report.preparation = nil

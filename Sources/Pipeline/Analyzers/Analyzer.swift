@@ -66,6 +66,9 @@ public struct AnalyzerImage: Sendable {
     private let holder: Holder
     /// Pixels per inch of this copy, when the file stated a resolution.
     public var resolution: Int?
+    /// The other way the page may stand, for an analyzer that reads text: the orientation
+    /// detector was unsure, and the page is read both ways.
+    public var doubtfulOrientation: DoubtfulOrientation?
 
     public init(raster: Raster, resolution: Int?) {
         holder = Holder(raster)
@@ -89,7 +92,11 @@ public struct AnalyzerImage: Sendable {
     private static let taken = Raster(width: 0, height: 0, layout: .gray, pixels: [])
 
     /// An image of its own over the same pixels (shared until either is changed).
-    func separate() -> AnalyzerImage { AnalyzerImage(raster: raster, resolution: resolution) }
+    func separate() -> AnalyzerImage {
+        var image = AnalyzerImage(raster: raster, resolution: resolution)
+        image.doubtfulOrientation = doubtfulOrientation
+        return image
+    }
 
     private final class Holder: Sendable {
         let raster: Mutex<Raster?>

@@ -207,7 +207,11 @@ struct PageGraph: Sendable {
             // Each analyzer gets its own image, and the page keeps none of them: an engine that
             // copies the pixels can let go of its image while it works.
             let display = copies.display
-            let images = worker.analyzers.map { copies.images[$0.image]!.separate() }
+            let images = worker.analyzers.map { analyzer in
+                var image = copies.images[analyzer.image]!.separate()
+                if analyzer.readsText { image.doubtfulOrientation = preparation?.doubt }
+                return image
+            }
             _ = consume copies
             var findings = try await analyze(images, file: path, page: index, clock: clock, readingText: keptText == nil)
             if let keptText { findings.text = keptText }
@@ -274,13 +278,15 @@ struct PageGraph: Sendable {
                 return PageCopies(of: preparation.page, input: decoded, for: requests, displayDimension: displayDimension)
             }
         }
-        return (copies, size, layer, resolution, preparation.map { Preparation(transform: $0.transform, record: $0.record) })
+        return (copies, size, layer, resolution,
+                preparation.map { Preparation(transform: $0.transform, record: $0.record, doubt: $0.doubt) })
     }
 
     /// How a page was prepared, once its prepared pixels have gone to the analyzers.
     struct Preparation: Sendable {
         var transform: PageTransform
         var record: PagePreparation
+        var doubt: DoubtfulOrientation?
     }
 
     /// The page turned upright and levelled on the image lane (`--prepare auto`); nil with

@@ -27,6 +27,9 @@ final class PagePreparer {
         var page: DecodedPage
         var transform: PageTransform
         var record: PagePreparation
+        /// The other way the page may stand, when the orientation detector was unsure: the
+        /// text analyzer reads it both ways.
+        var doubt: DoubtfulOrientation?
     }
 
     /// The page turned upright and levelled when the signals say so; the input as it came
@@ -46,18 +49,23 @@ final class PagePreparer {
         }
         let direction = ink.textDirection(certainlyUpright: Self.certainlyUpright)
         var rotation = 0
+        var doubt: DoubtfulOrientation?
         if steps.contains(.orientation), !Self.clearlyUpright(direction), let detector = orientationDetector() {
             // Tesseract's detector reads the page at up to 300 ppi: at 150 it was both slower
             // (1 to 2 s an A4 page, against 0.3 to 0.6 s) and wrong more often.
             let factor = max(1, reduction / 2)
             let resolution = page.resolution.map { max(1, $0 / factor) } ?? RecognitionOptions.assumedResolution
-            if let estimate = detector.detect(Self.grey(raster, reducedBy: factor), resolution: resolution) {
+            let estimate = detector.detect(Self.grey(raster, reducedBy: factor), resolution: resolution)
+            if let estimate {
                 record.orientationConfidence = (estimate.confidence * 100).rounded() / 100
                 if Self.accepts(estimate, beside: direction) { rotation = estimate.rotation }
             }
+            doubt = Self.doubt(estimate, applied: rotation, beside: direction)
         }
         record.timings.record("orientation", clock.now - started)
-        return levelled(page, rotation: rotation, ink: ink, record: record, clock: clock, levelling: steps.contains(.deskew))
+        var prepared = levelled(page, rotation: rotation, ink: ink, record: record, clock: clock, levelling: steps.contains(.deskew))
+        prepared.doubt = doubt
+        return prepared
     }
 
     /// The page turned by `rotation` and levelled when its lines are measured off level.
@@ -140,6 +148,25 @@ final class PagePreparer {
         let leptonicaIsClear = max(abs(signal.upConfidence), abs(signal.sidewaysConfidence)) >= 5
         return estimate.confidence >= 5 && leptonicaIsClear && estimate.rotation == signal.suggestedRotation
     }
+
+    /// The other way a page may stand when Tesseract's answer is not sure: as it came when a
+    /// turn was taken below `surelyTurned`, or the proposed turn when it was not taken; nil
+    /// when the answer is sure or proposes no turn. On the real pages of `bench/ocr-quality`
+    /// turned four ways and skewed, wrong turns reached 9.6 (a table of numbers, skewed) and
+    /// pages upside down or on their side read at 1 to 7 were left as they came. When the
+    /// detector gave no answer (too few letters: a map's scattered labels on their side),
+    /// Leptonica's reading, however weak, is the other way to try.
+    static func doubt(_ estimate: OrientationEstimate?, applied: Int, beside signal: TextDirectionSignal) -> DoubtfulOrientation? {
+        let estimate = estimate ?? OrientationEstimate(rotation: signal.suggestedRotation, confidence: 0)
+        if applied != 0 {
+            return estimate.confidence < surelyTurned ? DoubtfulOrientation(applied: applied, other: 0) : nil
+        }
+        guard estimate.rotation != 0 else { return nil }
+        return DoubtfulOrientation(applied: 0, other: estimate.rotation)
+    }
+
+    /// Tesseract's confidence from which its turn is taken without reading the page both ways.
+    static let surelyTurned = 12.0
 
     /// Below this many degrees, the lines are level enough: Leptonica's reading of a straight
     /// page wanders by up to 0.1 degree. Of 50 real upright pages, levelling from 0.22 degrees

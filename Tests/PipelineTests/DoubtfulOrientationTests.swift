@@ -1,0 +1,153 @@
+import Foundation
+import GlossContract
+import GlossGeometry
+import GlossImaging
+@testable import GlossPipeline
+import GlossTestSupport
+import GlossTextRecognition
+import Testing
+
+/// A page the orientation detector is unsure of is read both ways, and the reading Tesseract
+/// is the more confident of is kept, its words on the page the analyzer was given.
+@Suite(.serialized)
+struct DoubtfulOrientationTests {
+    static func sans() throws -> Raster { try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster }
+
+    /// Each of `expected`'s words, carried by `turn`, is where `found` has a word of the same
+    /// text, to within `tolerance` pixels.
+    static func expectWords(of expected: [PixelWord], on expectedSize: PixelSize, carriedBy turn: PageTransform,
+                            at found: [PixelWord], tolerance: Int = 3) {
+        var unmatched = found
+        for word in expected {
+            let box = PixelRect(turn.preparedRect(ofInput: NormalizedRect(word.box, in: expectedSize)), in: turn.preparedSize)
+            let match = unmatched.firstIndex { candidate in
+                candidate.text == word.text && abs(candidate.box.x - box.x) <= tolerance && abs(candidate.box.y - box.y) <= tolerance
+                    && abs(candidate.box.maxX - box.maxX) <= tolerance && abs(candidate.box.maxY - box.maxY) <= tolerance
+            }
+            #expect(match != nil, "\(word.text) expected at \(box)")
+            if let match { unmatched.remove(at: match) }
+        }
+    }
+
+    struct PixelWord {
+        var text: String
+        var box: PixelRect
+    }
+
+    static func words(_ text: RecognizedText, on size: PixelSize) -> [PixelWord] {
+        text.words.map { PixelWord(text: $0.text, box: PixelRect($0.box, in: size)) }
+    }
+
+    @Test("a page on its side or head, doubted, reads as upright: the record says how, the words land on it",
+          arguments: [1, 2, 3])
+    func theTurnedReadingWins(turns: Int) throws {
+        let upright = try Self.sans()
+        let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)
+        let page = upright.transformed(by: turn)
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        let straight = try analyzer.analyze(AnalyzerImage(raster: upright, resolution: nil), with: engine, cancellation: CancellationFlag())
+
+        var image = AnalyzerImage(raster: page, resolution: nil)
+        let standing = (4 - turns) * 90
+        image.doubtfulOrientation = DoubtfulOrientation(applied: 0, other: standing)
+        let findings = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+
+        let record = try #require(findings.preparation)
+        if turns == 2 {
+            #expect(record.rotation == 180 && record.rotationSetAside == 0)
+        } else {
+            // Tesseract reads a page on its side itself, turning lines it finds standing: either
+            // reading may be the more confident, and the record says which was kept.
+            #expect(Set([record.rotation, record.rotationSetAside]) == Set([0, standing]))
+        }
+        #expect(record.timings["turn"] != nil)
+        #expect(findings.text.words.map(\.text) == straight.text.words.map(\.text))
+        #expect(straight.text.words.count >= 40)
+        Self.expectWords(of: Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: turn,
+                         at: Self.words(findings.text, on: page.size))
+    }
+
+    @Test("an upright page doubted upside down keeps its own reading; a confident one is not read twice",
+          arguments: ["text/sans.png", "scans/page.png"])
+    func theUprightReadingWins(fixture: String) throws {
+        let upright = try ImageFile(contentsOf: Fixtures.path(fixture)).decodePage().raster
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        let plain = try analyzer.analyze(AnalyzerImage(raster: upright, resolution: nil), with: engine, cancellation: CancellationFlag())
+        var image = AnalyzerImage(raster: upright, resolution: nil)
+        image.doubtfulOrientation = DoubtfulOrientation(applied: 0, other: 180)
+        let findings = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+        #expect(findings.text == plain.text)
+        #expect(findings.preparation?.rotation == 0)
+        let confident = try #require(plain.text.meanConfidence) >= TextAnalyzer.confidentReading
+        #expect(findings.preparation?.rotationSetAside == (confident ? nil : 180))
+        #expect((findings.preparation?.timings["turn"] != nil) == !confident)
+    }
+
+    @Test("a turn taken unsure and wrong is undone: the page read as it came, its words on the copy given")
+    func aWrongTurnIsUndone() throws {
+        let upright = try Self.sans()
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        let straight = try analyzer.analyze(AnalyzerImage(raster: upright, resolution: nil), with: engine, cancellation: CancellationFlag())
+        // The preparer turned the upright page over on a doubtful answer.
+        let wrongTurn = PageTransform(quarterTurns: 2, inputSize: upright.size)
+        var image = AnalyzerImage(raster: upright.transformed(by: wrongTurn), resolution: nil)
+        image.doubtfulOrientation = DoubtfulOrientation(applied: 180, other: 0)
+        let findings = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+        #expect(findings.preparation?.rotation == 0 && findings.preparation?.rotationSetAside == 180)
+        #expect(findings.text.words.map(\.text) == straight.text.words.map(\.text))
+        Self.expectWords(of: Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: wrongTurn,
+                         at: Self.words(findings.text, on: upright.size))
+    }
+
+    @Test("a doubt is kept only where Tesseract's detector is unsure and a second way exists")
+    func whenAPageIsDoubted() {
+        let weak = TextDirectionSignal(upConfidence: 0.5, sidewaysConfidence: -3.3)
+        // A turn taken below the sure confidence is doubted against the page as it came.
+        #expect(PagePreparer.doubt(OrientationEstimate(rotation: 180, confidence: 9.6), applied: 180, beside: weak)
+                == DoubtfulOrientation(applied: 180, other: 0))
+        #expect(PagePreparer.doubt(OrientationEstimate(rotation: 90, confidence: PagePreparer.surelyTurned), applied: 90,
+                                   beside: weak) == nil)
+        // A turn proposed and not taken is tried.
+        #expect(PagePreparer.doubt(OrientationEstimate(rotation: 270, confidence: 2.4), applied: 0, beside: weak)
+                == DoubtfulOrientation(applied: 0, other: 270))
+        // Upright, however unsure, has no other way to try.
+        #expect(PagePreparer.doubt(OrientationEstimate(rotation: 0, confidence: 1.2), applied: 0, beside: weak) == nil)
+        // No answer at all: Leptonica's weak reading (a page turned a quarter clockwise) is tried,
+        // and no reading at all tries nothing.
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: weak) == DoubtfulOrientation(applied: 0, other: 270))
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: TextDirectionSignal(upConfidence: 0, sidewaysConfidence: 0)) == nil)
+        #expect(DoubtfulOrientation(applied: 270, other: 0).quarterTurns == 1)
+        #expect(DoubtfulOrientation(applied: 0, other: 270).quarterTurns == 3)
+    }
+
+    @Test("a real photographed page the detector is unsure of reads upright, its boxes on the turned input",
+          arguments: [1, 2])
+    func aRealPageIsStoodUp(turns: Int) async throws {
+        let scratch = try ScratchFolder()
+        let upright = try ImageFile(contentsOf: Fixtures.path("scans/page.png")).decodePage().raster
+        let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)
+        let straight = try await PreparationTests.read(upright, with: PreparationTests.preparing, in: scratch, name: "upright")
+        let report = try await PreparationTests.read(upright.transformed(by: turn), with: PreparationTests.preparing,
+                                                     in: scratch, name: "turned")
+        let record = try #require(report.preparation)
+        // Tesseract's detector is far from sure of this page (under 2 on its scale).
+        #expect(try #require(record.orientationConfidence) < PagePreparer.surelyTurned)
+        #expect(record.rotation == (4 - turns) * 90)
+        #expect(record.rotationSetAside == 0)
+        #expect(straight.words.count >= 30)
+        let found = report.words.map { PixelWord(text: $0.text, box: $0.box) }
+        let expected = straight.words.map { PixelWord(text: $0.text, box: $0.box) }
+        #expect(Double(Set(found.map(\.text)).intersection(expected.map(\.text)).count)
+                >= 0.9 * Double(Set(expected.map(\.text)).count))
+        // The words each reading has once land where the turned page has them.
+        func once(_ words: [PixelWord]) -> Set<String> {
+            Set(Dictionary(grouping: words, by: \.text).filter { $0.value.count == 1 }.keys)
+        }
+        let common = once(found).intersection(once(expected))
+        Self.expectWords(of: expected.filter { common.contains($0.text) }, on: upright.size, carriedBy: turn,
+                         at: found, tolerance: 4)
+    }
+}
