@@ -22,6 +22,10 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     /// An enlargement that was read and set aside, the page at its own size having read more
     /// confidently; nil when no enlargement was tried or it was kept (`scale`).
     public var enlargementSetAside: Double?
+    /// A resolution Tesseract was told (300 ppi, in place of a file's placeholder 72 or 96, or
+    /// of none) and set aside: the page read more confidently at the file's own; nil when
+    /// the resolution told was kept or not doubted.
+    public var resolutionSetAside: Int?
     /// How the text copy was turned to black and white before Tesseract: `tesseract` (its own
     /// Otsu threshold), `sauvola` (local threshold, for uneven light) or another recipe's name.
     public var binarization: String = "tesseract"
@@ -54,6 +58,7 @@ public struct PagePreparation: Codable, Sendable, Equatable {
         if other.scale != 1 { merged.scale = other.scale }
         merged.xHeight = xHeight ?? other.xHeight
         merged.enlargementSetAside = enlargementSetAside ?? other.enlargementSetAside
+        merged.resolutionSetAside = resolutionSetAside ?? other.resolutionSetAside
         if other.binarization != "tesseract" { merged.binarization = other.binarization }
         merged.regionsReread += other.regionsReread
         merged.wordsAdded += other.wordsAdded

@@ -50,7 +50,7 @@ public struct PreparationSummary: Equatable, Sendable {
             steps.append(Step(name: "deskew", text: Self.levelling(record.skew), changed: record.skew != 0, milliseconds: deskewTime))
         }
         let scaleTime = time(["scale", "compare"])
-        if record.scale != 1 || record.xHeight != nil || scaleTime != nil {
+        if record.scale != 1 || record.xHeight != nil || scaleTime != nil || record.resolutionSetAside != nil {
             steps.append(Step(name: "scale", text: Self.scaling(record), changed: record.scale != 1, milliseconds: scaleTime))
         }
         let binarizationTime = time(Self.binarizationTimings)
@@ -108,6 +108,9 @@ public struct PreparationSummary: Equatable, Sendable {
         if record.scale < 1 { return letters + "read reduced " + factor }
         if let tried = record.enlargementSetAside {
             return letters + "read at their own size, more confidently than enlarged ×" + DecimalText.format(tried, maximumFractionDigits: 2)
+        }
+        if let told = record.resolutionSetAside {
+            return letters + "read at their own size and the file's resolution, more confidently than told \(told) ppi"
         }
         return letters + "read at their own size"
     }

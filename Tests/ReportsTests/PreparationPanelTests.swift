@@ -107,6 +107,18 @@ struct PreparationPanelTests {
         #expect(summary.readAsItCame)
     }
 
+    @Test func aResolutionSetAsideIsNamed() {
+        var record = PagePreparation()
+        record.xHeight = 21
+        record.resolutionSetAside = 300
+        record.timings.record("scale", milliseconds: 9)
+        record.timings.record("compare", milliseconds: 4700)
+        let summary = PreparationSummary(record)
+        #expect(summary.steps.map(\.text) == ["Letters 21 px high: read at their own size and the file's resolution, more confidently than told 300 ppi"])
+        #expect(summary.steps.map(\.milliseconds) == [4709])
+        #expect(summary.readAsItCame)
+    }
+
     @Test func theTextAnalyzersTurnIsThePagesTurn() {
         var stage = PagePreparation()
         stage.rotation = 90
