@@ -22,9 +22,9 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     /// An enlargement that was read and set aside, the page at its own size having read more
     /// confidently; nil when no enlargement was tried or it was kept (`scale`).
     public var enlargementSetAside: Double?
-    /// A resolution Tesseract was told (300 ppi, in place of a file's placeholder 72 or 96, or
-    /// of none) and set aside: the page read more confidently at the file's own; nil when
-    /// the resolution told was kept or not doubted.
+    /// A resolution Tesseract was told (300 ppi, in place of a file's placeholder 72 or 96) and
+    /// set aside: the page read more confidently at the file's own; nil when the resolution
+    /// told was kept or not doubted.
     public var resolutionSetAside: Int?
     /// How the text copy was turned to black and white before Tesseract: `tesseract` (its own
     /// Otsu threshold), `sauvola` (local threshold, for uneven light) or another recipe's name.
