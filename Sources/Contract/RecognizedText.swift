@@ -16,6 +16,13 @@ public struct RecognizedText: Sendable, Equatable {
     /// Tesseract's mean word confidence, 0...100; nil without words.
     public var meanConfidence: Double? { Self.mean(of: words.map(\.confidence)) }
 
+    /// Whether Tesseract is more sure of this reading of a page than of `other`, another
+    /// reading of the same page (turned, scaled or told another resolution): how Gloss picks
+    /// between two readings when a preparation step is in doubt. A reading with no words loses.
+    public func isMoreConfident(than other: RecognizedText) -> Bool {
+        (meanConfidence ?? 0) > (other.meanConfidence ?? 0)
+    }
+
     /// The mean of word confidences, nil for none: one formula for a recognition and a report.
     static func mean(of confidences: [Double]) -> Double? {
         confidences.isEmpty ? nil : confidences.reduce(0, +) / Double(confidences.count)

@@ -102,6 +102,19 @@ struct DoubtfulOrientationTests {
                          at: Self.words(findings.text, on: upright.size))
     }
 
+    @Test("of two readings, the one of higher mean word confidence is the more confident; no words loses")
+    func theMoreConfidentReading() {
+        let sure = DroppedTextTests.page([[DroppedTextTests.word("Total", x: 0.1, y: 0.8, confidence: 95),
+                                           DroppedTextTests.word("42", x: 0.3, y: 0.8, confidence: 75)]])
+        let unsure = DroppedTextTests.page([[DroppedTextTests.word("lo+al", x: 0.1, y: 0.8, confidence: 60),
+                                             DroppedTextTests.word("Z4", x: 0.3, y: 0.8, confidence: 99)]])
+        #expect(sure.isMoreConfident(than: unsure))
+        #expect(!unsure.isMoreConfident(than: sure))
+        #expect(!sure.isMoreConfident(than: sure), "a tie keeps the first reading")
+        #expect(unsure.isMoreConfident(than: RecognizedText()))
+        #expect(!RecognizedText().isMoreConfident(than: unsure))
+    }
+
     @Test("a doubt is kept only where Tesseract's detector is unsure and a second way exists")
     func whenAPageIsDoubted() {
         let weak = TextDirectionSignal(upConfidence: 0.5, sidewaysConfidence: -3.3)

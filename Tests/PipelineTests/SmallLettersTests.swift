@@ -80,7 +80,7 @@ struct ToldResolutionTests {
 
         let findings = try Self.analyzer.analyze(AnalyzerImage(raster: page, resolution: 96), with: engine, cancellation: CancellationFlag())
         let record = try #require(findings.preparation)
-        let statedWins = (told96.meanConfidence ?? 0) > (told300.meanConfidence ?? 0)
+        let statedWins = told96.isMoreConfident(than: told300)
         #expect(findings.text.words.map(\.text) == (statedWins ? told96 : told300).words.map(\.text))
         #expect(record.resolutionSetAside == (statedWins ? 300 : nil))
         #expect(record.scale == 1 && record.enlargementSetAside == nil)

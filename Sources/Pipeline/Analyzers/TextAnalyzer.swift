@@ -47,7 +47,7 @@ struct TextAnalyzer: Analyzer {
         let turn = PageTransform(quarterTurns: doubt.quarterTurns, inputSize: raster.size)
         let turned = try read(raster.transformed(by: turn), resolution: image.resolution, with: engine, cancellation: cancellation)
         var kept = doubt.applied, setAside = doubt.other
-        if (turned.text.meanConfidence ?? 0) > (findings.text.meanConfidence ?? 0) {
+        if turned.text.isMoreConfident(than: findings.text) {
             findings = turned.mapped(by: turn)
             (kept, setAside) = (setAside, kept)
         }
@@ -120,7 +120,7 @@ struct TextAnalyzer: Analyzer {
             // (0.91 to 0.84), a reading Tesseract is unsure of.
             let started = ContinuousClock.now
             let unscaled = try engine.recognize(asItCame.raster, resolution: asItCame.resolution, cancellation: cancellation)
-            if (unscaled.meanConfidence ?? 0) > (text.meanConfidence ?? 0) {
+            if unscaled.isMoreConfident(than: text) {
                 text = unscaled
                 if page != nil { page = asItCame.raster }
                 if var record = preparation {
