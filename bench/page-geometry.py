@@ -140,19 +140,18 @@ def main():
     # Against the upright page read with --prepare auto: pages within 0.01 F1, better, worse.
     # (The skewed copy is resampled twice on its way to Tesseract, once by the bench and once
     # by the levelling; `resampled`, the page turned 3 degrees and back, shows what that costs.)
-    upright = {r["page"]: r["f1"] for r in by_variant["upright"]}
+    def compare(variant, reference):
+        f1s = {r["page"]: r["f1"] for r in by_variant[reference]}
+        deltas = [r["f1"] - f1s[r["page"]] for r in by_variant[variant]]
+        print(f"{variant:13} vs {reference}: within 0.01 on {sum(abs(d) <= 0.01 for d in deltas)} of {len(deltas)}, "
+              f"better on {sum(d > 0.01 for d in deltas)}, worse on {sum(d < -0.01 for d in deltas)}")
+
     print()
     for variant, _, _ in variants:
-        if variant == "upright":
-            continue
-        deltas = [r["f1"] - upright[r["page"]] for r in by_variant[variant]]
-        print(f"{variant:13} vs upright: within 0.01 on {sum(abs(d) <= 0.01 for d in deltas)} of {len(deltas)}, "
-              f"better on {sum(d > 0.01 for d in deltas)}, worse on {sum(d < -0.01 for d in deltas)}")
+        if variant != "upright":
+            compare(variant, "upright")
     if by_variant["skewed-3"] and by_variant["resampled"]:
-        straight = {r["page"]: r["f1"] for r in by_variant["resampled"]}
-        deltas = [r["f1"] - straight[r["page"]] for r in by_variant["skewed-3"]]
-        print(f"{'skewed-3':13} vs resampled: within 0.01 on {sum(abs(d) <= 0.01 for d in deltas)} of {len(deltas)}, "
-              f"better on {sum(d > 0.01 for d in deltas)}, worse on {sum(d < -0.01 for d in deltas)}")
+        compare("skewed-3", "resampled")
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
 

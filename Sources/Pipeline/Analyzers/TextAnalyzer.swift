@@ -29,6 +29,9 @@ struct TextAnalyzer: Analyzer {
     /// place of their file's 96, the one that read better told 96 read at 79.6.
     static let confidentReading = 85.0
 
+    /// Whether a reading is one Tesseract is unsure of, and worth a second reading to compare.
+    static func isUnsure(_ text: RecognizedText) -> Bool { (text.meanConfidence ?? 0) < confidentReading }
+
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
         guard let doubt = image.doubtfulOrientation else {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
@@ -42,7 +45,7 @@ struct TextAnalyzer: Analyzer {
         let raster = image.takeRaster()
         var findings = try read(raster, resolution: image.resolution, with: engine, cancellation: cancellation)
         let mayLieOnItsSide = doubt.applied == 0 && doubt.quarterTurns % 2 == 1
-        guard mayLieOnItsSide || (findings.text.meanConfidence ?? 0) < Self.confidentReading else { return findings }
+        guard mayLieOnItsSide || Self.isUnsure(findings.text) else { return findings }
         let started = ContinuousClock.now
         let turn = PageTransform(quarterTurns: doubt.quarterTurns, inputSize: raster.size)
         let turned = try read(raster.transformed(by: turn), resolution: image.resolution, with: engine, cancellation: cancellation)
@@ -111,7 +114,7 @@ struct TextAnalyzer: Analyzer {
         // from the same pixels, at the same resolution.
         var page = steps.contains(.reread) ? raster : nil
         var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
-        if let asItCame, enlarged || (text.meanConfidence ?? 0) < Self.confidentReading {
+        if let asItCame, enlarged || Self.isUnsure(text) {
             // Small letters read better enlarged on most pages (a map's labels: 0.49 to 0.78
             // F1), and worse on some (a book page at x-height 10: 0.99 to 0.97); the reading
             // Tesseract is the more confident of is the better one on all 11 such real pages.
@@ -150,4 +153,3 @@ struct TextAnalyzer: Analyzer {
         return PageFindings(text: text, review: coverage.review, preparation: preparation)
     }
 }
-
