@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "CLeptonica", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TextRecognitionTests", dependencies: ["GlossContract", "GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
             swiftSettings: swiftSettings

@@ -63,10 +63,8 @@ public final class TextRecognizer {
         // fails on one (a 1x100000 image) rather than finding nothing.
         guard size.width >= Self.smallestLegibleSide, size.height >= Self.smallestLegibleSide else { return RecognizedText() }
         OpenMP.runSingleThreadedOnThisThread()
-        page.pixels.withUnsafeBufferPointer { pixels in
-            TessBaseAPISetImage(engine, pixels.baseAddress, Int32(size.width), Int32(size.height),
-                                Int32(page.channels), Int32(page.bytesPerRow))
-        }
+        try check(page.withLeptonicaImage { TessBaseAPISetImage2(engine, UnsafeMutablePointer($0)) } != nil,
+                  "no memory for a \(size.width)x\(size.height) image")
         _ = consume page
         TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
         let monitor = Monitor(cancellation: cancellation)

@@ -61,6 +61,48 @@ struct RasterTests {
         #expect(direct == colour.resampled(width: width, height: height).grayscale())
     }
 
+    /// Pseudo-random pixels, the same on every run.
+    static func noise(width: Int, height: Int, layout: Raster.Layout) -> Raster {
+        var state: UInt32 = 2024
+        let pixels = (0..<(width * height * layout.rawValue)).map { _ -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        return Raster(width: width, height: height, layout: layout, pixels: pixels)
+    }
+
+    /// Every output pixel is the mean of the input area it covers, to the nearest level: checked
+    /// against the same mean worked out in doubles, pixel by pixel, at ratios that leave the
+    /// rows and columns two, three and many taps, in grey and in colour.
+    @Test(arguments: [(Raster.Layout.gray, 83, 52), (.rgb, 83, 52), (.gray, 40, 17), (.rgb, 61, 29), (.gray, 11, 7), (.rgb, 11, 7)])
+    func resamplingGivesTheMeanOfTheAreaCovered(layout: Raster.Layout, width: Int, height: Int) {
+        let source = Self.noise(width: 97, height: 61, layout: layout)
+        let result = source.resampled(width: width, height: height)
+        let c = layout.rawValue
+        func shares(_ o: Int, from inputs: Int, to outputs: Int) -> [(Int, Double)] {
+            let ratio = Double(inputs) / Double(outputs)
+            let begin = Double(o) * ratio, end = Double(o + 1) * ratio
+            return (Int(begin)..<min(inputs, Int(end.rounded(.up)))).map { i in
+                (i, (min(end, Double(i + 1)) - max(begin, Double(i))) / ratio)
+            }
+        }
+        var worst = 0.0
+        for oy in 0..<height {
+            for ox in 0..<width {
+                for channel in 0..<c {
+                    var mean = 0.0
+                    for (y, wy) in shares(oy, from: 61, to: height) {
+                        for (x, wx) in shares(ox, from: 97, to: width) {
+                            mean += wy * wx * Double(source.pixels[(y * 97 + x) * c + channel])
+                        }
+                    }
+                    worst = max(worst, abs(Double(result.pixels[(oy * width + ox) * c + channel]) - mean))
+                }
+            }
+        }
+        #expect(worst <= 0.5 + 1e-3)
+    }
+
     @Test func greyscaleWeighsGreenMost() {
         let rgb = Raster(width: 3, height: 1, layout: .rgb, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255])
         #expect(rgb.grayscale().pixels == [76, 150, 29])
