@@ -144,10 +144,11 @@ public final class YuNetDetector {
         separable(b, backbone[4], relu: true, into: &a)
         for (level, block) in [(0, 5), (1, 7), (2, 9)] {  // model3, model4, model5
             try Task.checkCancellation()
-            Layers.maxPool2x2(a, into: &b)
+            // Each level pools the one before it, read in place: a copy of a level into `a`
+            // would share its storage and make the next write to `a` allocate afresh.
+            Layers.maxPool2x2(level == 0 ? a : levels[level - 1], into: &b)
             separable(b, backbone[block], relu: true, into: &a)
             separable(a, backbone[block + 1], relu: true, into: &levels[level])
-            if level < 2 { a = levels[level] }
         }
         // The neck, coarse to fine: each level adds the coarser level's output, scaled up.
         try Task.checkCancellation()

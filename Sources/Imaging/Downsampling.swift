@@ -115,35 +115,32 @@ extension Raster {
 /// For each output index along one axis: the first input index it covers and the shares of the
 /// `taps` inputs from there, padded with zero shares so every output has the same count.
 private struct AreaWeights {
-    private(set) var starts: [Int] = []
+    let starts: [Int]
     /// `taps` shares per output, flat.
-    private(set) var weights: [Float] = []
+    let weights: [Float]
     /// The most inputs one output covers.
     let taps: Int
 
     init(from inputCount: Int, to outputCount: Int) {
         let ratio = Double(inputCount) / Double(outputCount)
-        var spans: [(first: Int, shares: [Float])] = []
-        spans.reserveCapacity(outputCount)
+        /// The inputs output `o` covers, and how much of each.
+        func span(_ o: Int) -> (first: Int, end: Int, begin: Double, stop: Double) {
+            let begin = Double(o) * ratio, stop = Swift.min(Double(inputCount), Double(o + 1) * ratio)
+            return (Int(begin), Swift.min(inputCount, Int(stop.rounded(.up))), begin, stop)
+        }
+        taps = (0..<outputCount).reduce(1) { most, o in let s = span(o); return Swift.max(most, s.end - s.first) }
+        var starts = [Int](repeating: 0, count: outputCount)
+        var weights = [Float](repeating: 0, count: outputCount * taps)
         for o in 0..<outputCount {
-            let begin = Double(o) * ratio, end = Swift.min(Double(inputCount), Double(o + 1) * ratio)
-            let first = Int(begin)
-            var shares: [Float] = []
-            var i = first
-            while Double(i) < end && i < inputCount {
-                let covered = Swift.min(end, Double(i + 1)) - Swift.max(begin, Double(i))
-                shares.append(Float(Swift.max(0, covered) / ratio))
-                i += 1
+            let s = span(o)
+            starts[o] = s.first
+            for i in s.first..<s.end {
+                let covered = Swift.min(s.stop, Double(i + 1)) - Swift.max(s.begin, Double(i))
+                weights[o * taps + i - s.first] = Float(Swift.max(0, covered) / ratio)
             }
-            spans.append((first, shares))
         }
-        taps = spans.map(\.shares.count).max() ?? 1
-        starts.reserveCapacity(outputCount)
-        weights.reserveCapacity(outputCount * taps)
-        for span in spans {
-            starts.append(span.first)
-            weights += span.shares + [Float](repeating: 0, count: taps - span.shares.count)
-        }
+        self.starts = starts
+        self.weights = weights
     }
 }
 

@@ -136,11 +136,16 @@ extension Raster {
                         line[fullWords] = word
                     }
                 } else {
-                    // Red, green and blue from the high byte down; the low byte (alpha) is 0.
-                    let row = pixels.baseAddress! + y * width * 3
-                    for x in 0..<width {
-                        line[x] = UInt32(row[3 * x]) << 24 | UInt32(row[3 * x + 1]) << 16 | UInt32(row[3 * x + 2]) << 8
+                    // Red, green and blue from the high byte down, the low byte (alpha) 0: a pixel's
+                    // three bytes and the next one's first, read as a big-endian word and masked.
+                    let row = UnsafeRawPointer(pixels.baseAddress! + y * width * 3)
+                    for x in 0..<width - 1 {
+                        line[x] = UInt32(bigEndian: row.loadUnaligned(fromByteOffset: 3 * x, as: UInt32.self)) & 0xFFFF_FF00
                     }
+                    let last = 3 * (width - 1)
+                    line[width - 1] = UInt32(row.load(fromByteOffset: last, as: UInt8.self)) << 24
+                        | UInt32(row.load(fromByteOffset: last + 1, as: UInt8.self)) << 16
+                        | UInt32(row.load(fromByteOffset: last + 2, as: UInt8.self)) << 8
                 }
             }
         }
