@@ -131,26 +131,35 @@ public struct InkCoverage: Sendable, Equatable {
     /// is not ink inside, only at its edge. One for ink, zero for paper.
     static func ink(in grey: Raster) -> [UInt8] {
         let (width, height) = (grey.width, grey.height)
-        // Sums of every rectangle from the top left corner, a row and a column of zeros ahead.
-        var sums = [UInt32](repeating: 0, count: (width + 1) * (height + 1))
-        for y in 0..<height {
-            var row: UInt32 = 0
-            for x in 0..<width {
-                row += UInt32(grey.pixels[y * width + x])
-                sums[(y + 1) * (width + 1) + x + 1] = sums[y * (width + 1) + x + 1] + row
-            }
-        }
+        let stride = width + 1
         let radius = max(7, max(width, height) / 30)
+        // Sums of every rectangle from the top left corner, a row and a column of zeros ahead.
+        var sums = [UInt32](repeating: 0, count: stride * (height + 1))
         var ink = [UInt8](repeating: 0, count: width * height)
-        for y in 0..<height {
-            let y0 = max(0, y - radius), y1 = min(height, y + radius + 1)
-            for x in 0..<width {
-                let x0 = max(0, x - radius), x1 = min(width, x + radius + 1)
-                let total = sums[y1 * (width + 1) + x1] + sums[y0 * (width + 1) + x0]
-                    - sums[y0 * (width + 1) + x1] - sums[y1 * (width + 1) + x0]
-                // mean - value >= contrast, without a division per pixel.
-                let area = (x1 - x0) * (y1 - y0)
-                if Int(total) - (Int(grey.pixels[y * width + x]) + contrast) * area >= 0 { ink[y * width + x] = 1 }
+        grey.pixels.withUnsafeBufferPointer { pixels in
+            sums.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<height {
+                    var row: UInt32 = 0
+                    for x in 0..<width {
+                        row += UInt32(pixels[y * width + x])
+                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + row
+                    }
+                }
+            }
+            sums.withUnsafeBufferPointer { sums in
+                ink.withUnsafeMutableBufferPointer { ink in
+                    for y in 0..<height {
+                        let y0 = max(0, y - radius), y1 = min(height, y + radius + 1)
+                        let top = sums.baseAddress! + y0 * stride, bottom = sums.baseAddress! + y1 * stride
+                        for x in 0..<width {
+                            let x0 = max(0, x - radius), x1 = min(width, x + radius + 1)
+                            let total = Int(bottom[x1]) + Int(top[x0]) - Int(top[x1]) - Int(bottom[x0])
+                            // mean - value >= contrast, without a division per pixel.
+                            let area = (x1 - x0) * (y1 - y0)
+                            ink[y * width + x] = total - (Int(pixels[y * width + x]) + contrast) * area >= 0 ? 1 : 0
+                        }
+                    }
+                }
             }
         }
         return ink
