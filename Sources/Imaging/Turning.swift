@@ -48,8 +48,24 @@ extension Raster {
                         let fx = sx.rounded(.down), fy = sy.rounded(.down)
                         let x0 = Int(fx), y0 = Int(fy)
                         let ax = sx - fx, ay = sy - fy
+                        if x0 >= 1, y0 >= 1, x0 + 2 < w, y0 + 2 < h {
+                            // Inside the page, most of it: sixteen neighbours weighed by a cubic
+                            // that keeps strokes sharp where a bilinear mix blurs them.
+                            let wx = Self.cubicWeights(ax), wy = Self.cubicWeights(ay)
+                            let corner = input + ((y0 - 1) * w + x0 - 1) * c
+                            for k in 0..<c {
+                                var sum = 0.0
+                                for j in 0..<4 {
+                                    let row = corner + j * w * c + k
+                                    sum += wy[j] * (wx[0] * Double(row[0]) + wx[1] * Double(row[c])
+                                        + wx[2] * Double(row[2 * c]) + wx[3] * Double(row[3 * c]))
+                                }
+                                out[k] = UInt8(Swift.min(255, Swift.max(0, sum + 0.5)))
+                            }
+                            continue
+                        }
                         if x0 >= 0, y0 >= 0, x0 + 1 < w, y0 + 1 < h {
-                            // Inside the page, most of it: the four neighbours straight from memory.
+                            // One pixel in from the edge: the four neighbours straight from memory.
                             let topLeft = input + (y0 * w + x0) * c, bottomLeft = topLeft + w * c
                             for k in 0..<c {
                                 let top = Double(topLeft[k]) + (Double(topLeft[c + k]) - Double(topLeft[k])) * ax
@@ -73,6 +89,15 @@ extension Raster {
             }
         }
         return Raster(width: output.width, height: output.height, layout: layout, pixels: result)
+    }
+
+    /// The weights of the four samples around a point `t` (0..<1) past the second, by Keys'
+    /// cubic convolution (a = -0.5): exact on straight ramps, and sharper than a linear mix.
+    static func cubicWeights(_ t: Double) -> SIMD4<Double> {
+        let a = -0.5
+        func near(_ d: Double) -> Double { ((a + 2) * d - (a + 3)) * d * d + 1 }
+        func far(_ d: Double) -> Double { ((a * d - 5 * a) * d + 8 * a) * d - 4 * a }
+        return SIMD4(far(1 + t), near(t), near(1 - t), far(2 - t))
     }
 }
 

@@ -1,5 +1,5 @@
 import GlossGeometry
-import GlossImaging
+@testable import GlossImaging
 import GlossTestSupport
 import Testing
 
@@ -40,6 +40,36 @@ struct TurningTests {
             }
         }
         #expect(checked > 500)
+    }
+
+    @Test("levelling samples a page with a cubic that keeps a plane a plane: every pixel is the input's value where the transform reads it")
+    func levellingReproducesAPlane() {
+        // Brightness rising one level a pixel across and down: a plane, which the cubic
+        // reproduces exactly, so each output pixel is the plane at its source point, to the
+        // rounding of the output. A sample off by a pixel would be a level off.
+        let (width, height) = (110, 100)
+        let plane = { (x: Double, y: Double) in 20 + x + y }
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height { for x in 0..<width { pixels[y * width + x] = UInt8(plane(Double(x), Double(y))) } }
+        let ramp = Raster(width: width, height: height, layout: .gray, pixels: pixels)
+        let transform = PageTransform(skew: 3, inputSize: ramp.size)
+        let levelled = ramp.transformed(by: transform)
+        var worst = 0.0, checked = 0
+        for y in 0..<levelled.height {
+            for x in 0..<levelled.width {
+                let source = transform.inputPixel(ofPrepared: PixelPoint(x: Double(x) + 0.5, y: Double(y) + 0.5))
+                // Well inside the page, where all sixteen neighbours are pixels of the plane.
+                guard source.x > 3, source.y > 3, source.x < Double(width) - 3, source.y < Double(height) - 3 else { continue }
+                worst = max(worst, abs(Double(levelled[x, y]) - plane(source.x - 0.5, source.y - 0.5)))
+                checked += 1
+            }
+        }
+        #expect(checked > 8000)
+        #expect(worst <= 0.5 + 1e-9)
+        for t in stride(from: 0.0, to: 1.0, by: 0.125) {
+            #expect(abs(Raster.cubicWeights(t).sum() - 1) < 1e-12)
+        }
+        #expect(Raster.cubicWeights(0) == SIMD4(0, 1, 0, 0))
     }
 
     @Test("Leptonica measures a page turned by 3 degrees as 3 degrees off, the other way", arguments: [3.0, -3.0, 1.0])
