@@ -30,7 +30,7 @@ extension Raster {
         // contiguous bytes that the compiler vectorises. Then across, on output rows only, with
         // the same number of taps for every output pixel (missing taps weigh 0 and read the
         // zeroed tail of `down`), so the inner loop has no branch and no variable trip count.
-        // Measured on a 1654x2339 page to 2000 px: 3.5 ms, against 11 ms across first.
+        // Measured on a grey 1654x2339 page to 2000 px: 5.3 ms, against 10.2 ms across first.
         let taps = columns.taps
         var down = [Float](repeating: 0, count: inputRow + taps * c + 1)
         var result = [UInt8](repeating: 0, count: (toGrey ? targetWidth : outputRow) * targetHeight)
