@@ -89,10 +89,10 @@ public final class TextRecognizer {
             let pixels = PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top))
             return place(pixels)
         }
-        func lineBox() -> [Int32] {
+        func lineBox() -> SIMD4<Int32> {
             var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
             _ = TessPageIteratorBoundingBox(layout, RIL_TEXTLINE, &left, &top, &right, &bottom)
-            return [left, top, right, bottom]
+            return SIMD4(left, top, right, bottom)
         }
         func baseline() -> Baseline? {
             var x1: Int32 = 0, y1: Int32 = 0, x2: Int32 = 0, y2: Int32 = 0
@@ -106,7 +106,7 @@ public final class TextRecognizer {
         }
 
         var page = RecognizedText()
-        var lastLine: [Int32] = []
+        var lastLine = SIMD4<Int32>(repeating: -1)
         repeat {
             guard let textPointer = TessResultIteratorGetUTF8Text(results, RIL_WORD) else { continue }
             let text = String(cString: textPointer).trimmingCharacters(in: .whitespacesAndNewlines)
