@@ -52,15 +52,24 @@ struct PreparationPanelTests {
         #expect(summary.steps.allSatisfy { !$0.changed })
     }
 
-    @Test func anEnlargementSetAsideIsNamedWithTheTimeOfBothReadings() {
+    /// A reading at the page's own size kept over the scaled one names what it set aside (an
+    /// enlargement or a told resolution), and the step's time sums both readings.
+    @Test(arguments: [
+        (10.0, 1.6, nil, "Letters 10 px high: read at their own size, more confidently than enlarged ×1.6", 1200.0),
+        (21, nil, 300, "Letters 21 px high: read at their own size and the file's resolution, more confidently than told 300 ppi", 4700),
+    ] as [(Double, Double?, Int?, String, Double)])
+    func aReadingSetAsideIsNamedWithTheTimeOfBothReadings(
+        xHeight: Double, enlargement: Double?, resolution: Int?, text: String, compare: Double
+    ) {
         var record = PagePreparation()
-        record.xHeight = 10
-        record.enlargementSetAside = 1.6
+        record.xHeight = xHeight
+        record.enlargementSetAside = enlargement
+        record.resolutionSetAside = resolution
         record.timings.record("scale", milliseconds: 9)
-        record.timings.record("compare", milliseconds: 1200)
+        record.timings.record("compare", milliseconds: compare)
         let summary = PreparationSummary(record)
-        #expect(summary.steps.map(\.text) == ["Letters 10 px high: read at their own size, more confidently than enlarged ×1.6"])
-        #expect(summary.steps.map(\.milliseconds) == [1209])
+        #expect(summary.steps.map(\.text) == [text])
+        #expect(summary.steps.map(\.milliseconds) == [Optional(9 + compare)])
         #expect(summary.readAsItCame)
     }
 
@@ -104,18 +113,6 @@ struct PreparationPanelTests {
         summary = PreparationSummary(record)
         #expect(summary.steps.first?.text == "Already upright (orientation confidence 1.5), read more confidently than turned 90° clockwise")
         #expect(summary.steps.first?.changed == false)
-        #expect(summary.readAsItCame)
-    }
-
-    @Test func aResolutionSetAsideIsNamed() {
-        var record = PagePreparation()
-        record.xHeight = 21
-        record.resolutionSetAside = 300
-        record.timings.record("scale", milliseconds: 9)
-        record.timings.record("compare", milliseconds: 4700)
-        let summary = PreparationSummary(record)
-        #expect(summary.steps.map(\.text) == ["Letters 21 px high: read at their own size and the file's resolution, more confidently than told 300 ppi"])
-        #expect(summary.steps.map(\.milliseconds) == [4709])
         #expect(summary.readAsItCame)
     }
 
