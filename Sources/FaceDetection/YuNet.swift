@@ -60,6 +60,9 @@ public final class YuNetDetector {
 
     public var options: Options
     private let stem: Convolution
+    /// The stem for a grey picture, whose three planes are the same: each output's weights
+    /// summed over B, G and R, so the first layer reads one plane instead of three.
+    private let greyStem: Convolution
     /// model0's block after the stem, then the two blocks of each of model1...model5.
     private let backbone: [Separable]
     /// The neck's block per stride: 8, 16, 32.
@@ -95,6 +98,10 @@ public final class YuNetDetector {
             Separable(pointwise: try take(name + "_pw", [outputs, inputs]), depthwise: try take(name + "_dw", [outputs, 3, 3]))
         }
         stem = try take("backbone__model0_pw", [16, 3, 3, 3])
+        greyStem = Convolution(weights: (0..<16 * 9).map { [stem] index in
+            let output = index / 9, tap = index % 9
+            return (0..<3).reduce(Float(0)) { $0 + stem.weights[(output * 3 + $1) * 9 + tap] }
+        }, bias: stem.bias)
         var backbone = [try separable("backbone__model0_dp", inputs: 16, outputs: 16)]
         for (number, channels) in [(1, (16, 16, 32)), (2, (32, 32, 64)), (3, (64, 64, 64)), (4, (64, 64, 64)), (5, (64, 64, 64))] {
             backbone.append(try separable("backbone__model\(number)_dp1", inputs: channels.0, outputs: channels.1))
@@ -134,7 +141,8 @@ public final class YuNetDetector {
 
     private func run(on image: Raster) throws {
         fill(from: image)
-        Layers.convolution3x3Stride2(input, weights: stem.weights, bias: stem.bias, relu: true, into: &a, scratch: &scratch)
+        let first = image.channels == 1 ? greyStem : stem
+        Layers.convolution3x3Stride2(input, weights: first.weights, bias: first.bias, relu: true, into: &a, scratch: &scratch)
         separable(a, backbone[0], relu: true, into: &b)
         Layers.maxPool2x2(b, into: &a)
         try Task.checkCancellation()
@@ -159,23 +167,28 @@ public final class YuNetDetector {
         }
     }
 
-    /// The picture as B, G, R planes of 0...255, padded with zeros to a multiple of 32.
+    /// The picture as B, G, R planes of 0...255 (one plane for a grey picture, read by the grey
+    /// stem), padded with zeros to a multiple of 32.
     private func fill(from image: Raster) {
         let height = (image.height + 31) / 32 * 32, width = (image.width + 31) / 32 * 32
-        input.reshape(channels: 3, height: height, width: width)
-        let plane = height * width, channels = image.channels, sourceWidth = image.width
+        let channels = image.channels, planes = channels == 1 ? 1 : 3
+        input.reshape(channels: planes, height: height, width: width)
+        let plane = height * width, sourceWidth = image.width
         image.pixels.withUnsafeBufferPointer { source in
             input.storage.withUnsafeMutableBufferPointer { target in
-                target.baseAddress!.update(repeating: 0, count: 3 * plane)
+                target.baseAddress!.update(repeating: 0, count: planes * plane)
                 for y in 0..<image.height {
                     let row = source.baseAddress! + y * sourceWidth * channels
+                    if channels == 1 {
+                        for x in 0..<sourceWidth { target[y * width + x] = Float(row[x]) }
+                        continue
+                    }
                     for x in 0..<sourceWidth {
+                        // Raster is RGB; the network wants B, G, R.
                         let pixel = row + x * channels
-                        // Raster is RGB or grey; the network wants B, G, R.
-                        let red = pixel[0], green = channels == 3 ? pixel[1] : red, blue = channels == 3 ? pixel[2] : red
-                        target[y * width + x] = Float(blue)
-                        target[plane + y * width + x] = Float(green)
-                        target[2 * plane + y * width + x] = Float(red)
+                        target[y * width + x] = Float(pixel[2])
+                        target[plane + y * width + x] = Float(pixel[1])
+                        target[2 * plane + y * width + x] = Float(pixel[0])
                     }
                 }
             }

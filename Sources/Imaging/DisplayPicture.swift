@@ -4,14 +4,22 @@
 /// fine from a local disk and unusable from a shared drive or a web server. Documents become a
 /// 16-shade palette PNG (sharp type, no JPEG ringing, half the bytes); photos, and pages in
 /// colour or with large mid-tone areas, a JPEG. The choice and the quality were measured on
-/// 62 real pages (bench/images.sh and the README's table).
+/// 62 real pages (bench/images.sh and the README's table). A PNG or JPEG that is already light
+/// and near the display size is shown as it is (`init(reusing:fitting:)`).
 public struct DisplayPicture: Sendable {
     public enum Kind: String, Sendable {
-        case document, photo
+        /// A palette PNG Gloss made.
+        case document
+        /// A JPEG Gloss made.
+        case photo
+        /// The input file itself.
+        case original
     }
 
     public var kind: Kind
     public var bytes: [UInt8]
+    /// PNG or JPEG.
+    public var format: ImageFormat
 
     /// JPEG quality of the display copy of a photo: the knee of size against block SSIM on
     /// real photos (0.986 at 80, 0.989 at 85, 0.993 at 90, for 9.3, 10.7 and 13.2% of the PNG).
@@ -24,20 +32,46 @@ public struct DisplayPicture: Sendable {
     /// `raster` encoded as a document or a photo, whichever it looks like.
     public init(showing raster: Raster) throws {
         kind = Self.kind(of: raster)
-        switch kind {
-        case .document: bytes = try raster.posterizedPNGData(levels: 16, fast: true)
-        case .photo: bytes = try raster.jpegData(quality: Self.photoQuality)
+        if kind == .photo {
+            bytes = try raster.jpegData(quality: Self.photoQuality)
+            format = .jpeg
+        } else {
+            bytes = try raster.posterizedPNGData(levels: 16, fast: true)
+            format = .png
         }
     }
+
+    /// The file itself, when making a display copy gains nothing: a browser shows it as Gloss
+    /// read it (`looksTheSameInABrowser`), it is at most twice `dimension` on its longest side,
+    /// and it weighs no more than `originalBytesPerPixel` at the size a display copy would have.
+    /// The reader then sees the archive's own pixels, and the page costs no resampling and no
+    /// encoding; nil otherwise.
+    public init?(reusing file: ImageFile, fitting dimension: Int) {
+        let size = file.storedSize
+        let longest = max(size.width, size.height)
+        guard longest > 0, longest <= 2 * dimension, file.format == .png || file.format == .jpeg else { return nil }
+        let scale = min(1, Double(dimension) / Double(longest))
+        let shownPixels = Double(size.width) * scale * Double(size.height) * scale
+        guard Double(file.byteCount) <= Self.originalBytesPerPixel * shownPixels, file.looksTheSameInABrowser else { return nil }
+        kind = .original
+        format = file.format
+        bytes = file.contents
+    }
+
+    /// What the display copies Gloss makes weigh at most, per pixel shown: a 16-shade PNG of a
+    /// printed page 0.05 to 0.1 bytes, a JPEG of a photo 0.1 to 0.2. A file no heavier is shown
+    /// as it is.
+    public static let originalBytesPerPixel = 0.2
 
     /// A small JPEG of `raster` for lists of pages.
     public init(thumbnailOf raster: Raster) throws {
         kind = .photo
+        format = .jpeg
         bytes = try raster.downsampled(toFit: Self.thumbnailSide).jpegData(quality: Self.thumbnailQuality)
     }
 
-    public var fileExtension: String { kind == .document ? "png" : "jpg" }
-    public var mediaType: String { kind == .document ? "image/png" : "image/jpeg" }
+    public var fileExtension: String { format == .png ? "png" : "jpg" }
+    public var mediaType: String { format == .png ? "image/png" : "image/jpeg" }
 
     /// A document is grey (nearly every pixel's channels within 24 of each other) and mostly
     /// paper or ink: under a quarter of its pixels are mid-tones. Typed and printed scans have

@@ -172,6 +172,28 @@ public struct ImageFile: Sendable {
         self.pageCount = tiff?.pageCount ?? 1
     }
 
+    /// Whether a browser shows the file as Gloss decodes it, so that the file itself can stand
+    /// for its pixels in a report: one image, a PNG without transparency (Gloss shows it on
+    /// white), or a grey or colour JPEG that needs no turning.
+    var looksTheSameInABrowser: Bool {
+        guard pageCount == 1 else { return false }
+        switch format {
+        case .png: return bytes.withUnsafeBytes { PNGDecoder.isOpaque($0) }
+        case .jpeg:
+            return (ExifReader.orientation(inJPEG: jpegHeader) ?? .up) == .up
+                && bytes.withUnsafeBytes { JPEGDecoder.isGreyOrColour($0) }
+        default: return false
+        }
+    }
+
+    /// The file's bytes, copied.
+    var contents: [UInt8] {
+        switch bytes {
+        case .memory(let array): array
+        case .mapped: bytes.withUnsafeBytes { Array($0) }
+        }
+    }
+
     /// Whether `%PDF-` starts a line within the first kilobyte, where PDF readers look for it.
     private static func holdsPDFSignature(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let signature = Array("%PDF-".utf8)

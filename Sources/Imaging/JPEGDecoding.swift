@@ -75,6 +75,17 @@ enum JPEGDecoder {
         return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
     }
 
+    /// Whether the frame is grey or colour (YCbCr or RGB), which every browser shows as Gloss
+    /// reads it; CMYK is not (Adobe's inverted CMYK is read differently from one to another).
+    static func isGreyOrColour(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let decompressor = try? Decompressor(path: "") else { return false }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = tjDecompressHeader3(decompressor.handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                         UInt(bytes.count), &width, &height, &subsampling, &colorspace)
+        let shown = [TJCS_GRAY, TJCS_YCbCr, TJCS_RGB].map { Int32($0.rawValue) }
+        return status == 0 && shown.contains(colorspace)
+    }
+
     /// Pixels per inch from the JFIF header, when it states inches or centimetres.
     static func resolution(_ bytes: [UInt8]) -> Int? {
         guard let jfif = JPEGSegments(bytes).first(where: { $0.marker == 0xE0 && $0.body.starts(with: Array("JFIF\0".utf8)) }),

@@ -71,4 +71,19 @@ enum PNGDecoder {
         }
         return nil
     }
+
+    /// Whether every pixel is opaque: a grey, colour or palette image (IHDR's colour type 0, 2
+    /// or 3) with no `tRNS` chunk before its pixels.
+    static func isOpaque(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count > 33, [0, 2, 3].contains(bytes[25]) else { return false }
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            if type == "tRNS" { return false }
+            if type == "IDAT" { return true }
+            offset += 12 + length  // length, type, data and CRC
+        }
+        return false
+    }
 }

@@ -118,6 +118,24 @@ struct YuNetTests {
         }
     }
 
+    /// A grey picture is read through the stem's weights summed over B, G and R: the same
+    /// candidates as its three identical planes read by the full stem.
+    @Test func readsAGreyPictureAsItsColourCopy() throws {
+        let grey = try Fixtures.raster("faces/astronaut-trio.png").downsampled(toFit: 640).grayscale()
+        let colour = Raster(width: grey.width, height: grey.height, layout: .rgb, pixels: grey.pixels.flatMap { [$0, $0, $0] })
+        var options = YuNetDetector.Options()
+        options.scoreThreshold = 0
+        options.overlapThreshold = 1
+        options.maximumFaces = 20
+        let detector = try YuNetDetector.bundled(options: options)
+        let fromGrey = try detector.detections(in: grey), fromColour = try detector.detections(in: colour)
+        #expect(fromGrey.count == 20 && fromColour.count == 20)
+        for (a, b) in zip(fromGrey, fromColour) {
+            #expect(abs(a.score - b.score) < 1e-4 && abs(a.x1 - b.x1) < 0.01 && abs(a.y2 - b.y2) < 0.01, "\(a) against \(b)")
+        }
+        #expect(try YuNetDetector.bundled().detect(in: grey).count == 3, "the three astronauts in grey")
+    }
+
     @Test(arguments: ["text/sans.png", "text/serif.png", "text/mono.png", "scans/page.png", "formats/page.webp"])
     func findsNoFaceOnADocument(fixture: String) throws {
         let image = try Fixtures.raster(fixture).downsampled(toFit: 640)

@@ -53,6 +53,28 @@ struct DisplayPictureTests {
         #expect(picture.bytes.count * 3 < (try raster.pngData(fast: true)).count || !fixture.hasPrefix("faces/"))
     }
 
+    /// A file a browser shows as Gloss reads it, near the display size and no heavier than a
+    /// display copy, is its own display picture, byte for byte.
+    @Test(arguments: ["text/sans.png", "text/serif.png", "odd/palette.png", "odd/sixteen-bit.png", "text/upright.jpg",
+                      "odd/progressive.jpg"])
+    func aLightFileIsShownAsItIs(fixture: String) throws {
+        let file = try ImageFile(contentsOf: Fixtures.path(fixture))
+        let picture = try #require(DisplayPicture(reusing: file, fitting: 2000))
+        #expect(picture.kind == .original && picture.format == file.format)
+        #expect(picture.bytes == Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(fixture)))))
+        #expect(picture.fileExtension == (file.format == .png ? "png" : "jpg"))
+    }
+
+    /// Transparency (shown on white by Gloss, on the page's background by a browser), an Exif
+    /// turn, CMYK, a heavy photo, a format browsers do not show, and a file more than twice the
+    /// display size: each gets a display copy.
+    @Test(arguments: [("odd/grey-alpha.png", 2000), ("text/rotated.jpg", 2000), ("odd/cmyk.jpg", 2000),
+                      ("faces/astronaut.png", 2000), ("text/two-pages.tif", 2000), ("formats/page.webp", 2000),
+                      ("text/sans.png", 400)])
+    func otherFilesGetADisplayCopy(fixture: String, dimension: Int) throws {
+        #expect(DisplayPicture(reusing: try ImageFile(contentsOf: Fixtures.path(fixture)), fitting: dimension) == nil)
+    }
+
     @Test func aThumbnailFitsTheCardAndKeepsTheShape() throws {
         let raster = try ImageFile(contentsOf: Fixtures.path("faces/astronaut-trio.png")).decodePage().raster
         let thumbnail = try DisplayPicture(thumbnailOf: raster)

@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossImaging
 import GlossPipeline
 import GlossTestSupport
 import Testing
@@ -16,21 +17,37 @@ struct DisplayCopyTests {
             try FileManager.default.copyItem(atPath: Fixtures.path(fixture),
                                              toPath: scratch.path + "/in/" + (fixture as NSString).lastPathComponent)
         }
+        // The same page with the grain of a scanner (every pixel off by up to 6 levels): too heavy
+        // to be shown as it is, it gets a 16-shade copy.
+        let clean = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        var state: UInt32 = 12345
+        let grainy = Raster(width: clean.width, height: clean.height, layout: .gray, pixels: clean.pixels.map { value in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(clamping: Int(value) + Int(state >> 28) % 13 - 6)
+        })
+        try Data(try grainy.pngData()).write(to: URL(fileURLWithPath: scratch.path + "/in/grainy.png"))
         let output = scratch.path + "/out"
         let run = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "-q", "--format", "html,json,iiif"])
         #expect(run.status == 0, "\(run.standardError)")
         let pages = try BatchTests.manifest(output).pages
         let document = try #require(pages.first { $0.source.hasSuffix("sans.png") })
         let photo = try #require(pages.first { $0.source.hasSuffix("astronaut.png") })
+        let copied = try #require(pages.first { $0.source.hasSuffix("grainy.png") })
+        #expect(copied.outputs["image"]?.hasSuffix(".png") == true)
+        let copy = try ImageFile(contentsOf: output + "/" + copied.outputs["image"]!)
+        #expect(copy.byteCount * 2 < (try ImageFile(contentsOf: scratch.path + "/in/grainy.png")).byteCount)
         #expect(document.outputs["image"]?.hasSuffix(".png") == true)
         #expect(photo.outputs["image"]?.hasSuffix(".jpg") == true)
+        // The scan is light and near the display size: it is shown as it is; the photo is re-encoded.
+        #expect(FileManager.default.contents(atPath: output + "/" + document.outputs["image"]!)
+            == FileManager.default.contents(atPath: Fixtures.path("text/sans.png")))
         for page in pages {
             let thumbnail = try #require(page.outputs["thumbnail"])
             #expect(thumbnail.hasSuffix(".thumb.jpg") && FileManager.default.fileExists(atPath: output + "/" + thumbnail))
         }
 
-        // Read again from the display copy alone: the words are all still there.
-        let reread = try Gloss.run(["ocr", output + "/" + document.outputs["image"]!])
+        // Read again from the 16-shade copy alone: the words are all still there.
+        let reread = try Gloss.run(["ocr", output + "/" + copied.outputs["image"]!])
         #expect(reread.status == 0, "\(reread.standardError)")
         let truth = try Fixtures.truth("text/sans.json")[0]
         let text = try JSONOutput.decode(PageReport.self, from: Array(reread.standardOutput.utf8)).text

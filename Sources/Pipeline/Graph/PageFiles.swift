@@ -13,17 +13,20 @@ struct PageFiles {
     /// returns the files written by format, relative to the batch folder. The PDF of a page of a
     /// multi-page file is only named here: it is written once all the file's pages are done.
     /// `resolution` (pixels per inch, when the file states it) is shown by the page view.
-    func write(_ report: PageReport, display: Raster?, id: String, pdf: PagePDF, resolution: Int? = nil) throws -> [String: String] {
+    func write(_ report: PageReport, display: PageDisplay?, id: String, pdf: PagePDF, resolution: Int? = nil) throws -> [String: String] {
         var outputs: [String: String] = [:]
         var imageName: String?
         if let display {
-            let picture = try DisplayPicture(showing: display)
+            let (picture, small) = switch display {
+            case .copy(let raster): (try DisplayPicture(showing: raster), raster)
+            case .original(let picture, let thumbnail): (picture, thumbnail)
+            }
             let name = id + "." + picture.fileExtension
             try AtomicFile.write(picture.bytes, to: layout.pagesFolder + "/" + name)
             outputs["image"] = "pages/" + name
             imageName = name
             let thumbnail = id + ".thumb.jpg"
-            try AtomicFile.write(try DisplayPicture(thumbnailOf: display).bytes, to: layout.pagesFolder + "/" + thumbnail)
+            try AtomicFile.write(try DisplayPicture(thumbnailOf: small).bytes, to: layout.pagesFolder + "/" + thumbnail)
             outputs["thumbnail"] = "pages/" + thumbnail
         }
         let links = PageLinks(imagePath: imageName, outputs: Self.outputLinks(id: id, formats: settings.formats, pdf: pdf),

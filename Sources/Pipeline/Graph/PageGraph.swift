@@ -272,10 +272,12 @@ struct PageGraph: Sendable {
         }
         let copies = try await step(.copies, file: path, page: index, clock: clock) {
             try await worker.image.run { [requests = worker.imageRequests] _ in
+                let original = displayDimension.flatMap { DisplayPicture(reusing: file, fitting: $0) }
                 guard let preparation, !preparation.transform.isIdentity else {
-                    return PageCopies(of: decoded, for: requests, displayDimension: displayDimension)
+                    return PageCopies(of: decoded, for: requests, displayDimension: displayDimension, original: original)
                 }
-                return PageCopies(of: preparation.page, input: decoded, for: requests, displayDimension: displayDimension)
+                return PageCopies(of: preparation.page, input: decoded, for: requests, displayDimension: displayDimension,
+                                  original: original)
             }
         }
         return (copies, size, layer, resolution,
