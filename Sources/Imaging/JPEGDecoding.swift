@@ -67,23 +67,22 @@ enum JPEGDecoder {
     }
 
     /// The stored size from the frame header, or nil when there is none to read.
-    static func size(_ bytes: UnsafeRawBufferPointer) -> PixelSize? {
-        guard let decompressor = try? Decompressor(path: "") else { return nil }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let status = tjDecompressHeader3(decompressor.handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                         UInt(bytes.count), &width, &height, &subsampling, &colorspace)
-        return status == 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
-    }
+    static func size(_ bytes: UnsafeRawBufferPointer) -> PixelSize? { frame(bytes)?.size }
 
     /// Whether the frame is grey or colour (YCbCr or RGB), which every browser shows as Gloss
     /// reads it; CMYK is not (Adobe's inverted CMYK is read differently from one to another).
     static func isGreyOrColour(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let decompressor = try? Decompressor(path: "") else { return false }
+        guard let colorspace = frame(bytes)?.colorspace else { return false }
+        return [TJCS_GRAY, TJCS_YCbCr, TJCS_RGB].map { Int32($0.rawValue) }.contains(colorspace)
+    }
+
+    /// The frame header's size and TurboJPEG colour space.
+    private static func frame(_ bytes: UnsafeRawBufferPointer) -> (size: PixelSize, colorspace: Int32)? {
+        guard let decompressor = try? Decompressor(path: "") else { return nil }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = tjDecompressHeader3(decompressor.handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                          UInt(bytes.count), &width, &height, &subsampling, &colorspace)
-        let shown = [TJCS_GRAY, TJCS_YCbCr, TJCS_RGB].map { Int32($0.rawValue) }
-        return status == 0 && shown.contains(colorspace)
+        return status == 0 ? (PixelSize(width: Int(width), height: Int(height)), colorspace) : nil
     }
 
     /// Pixels per inch from the JFIF header, when it states inches or centimetres.

@@ -56,34 +56,40 @@ enum PNGDecoder {
 
     /// Pixels per inch from the `pHYs` chunk, when it states metres as its unit.
     static func resolution(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        var offset = 8  // after the signature
-        while offset + 8 <= bytes.count {
-            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            let body = offset + 8
-            guard length >= 0, body + length <= bytes.count else { return nil }
-            if type == "pHYs", length == 9, bytes[body + 8] == 1 {
-                let perMetre = bytes[body..<body + 4].reduce(0) { $0 << 8 | Int($1) }
-                return perMetre > 0 ? Int((Double(perMetre) * 0.0254).rounded()) : nil
-            }
-            if type == "IDAT" || type == "IEND" { return nil }
-            offset = body + length + 4  // data and CRC
+        var found: Int?
+        forEachChunkBeforePixels(bytes) { type, body in
+            guard type == "pHYs", body.count == 9, body[body.startIndex + 8] == 1 else { return true }
+            let perMetre = body.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            found = perMetre > 0 ? Int((Double(perMetre) * 0.0254).rounded()) : nil
+            return false
         }
-        return nil
+        return found
     }
 
     /// Whether every pixel is opaque: a grey, colour or palette image (IHDR's colour type 0, 2
     /// or 3) with no `tRNS` chunk before its pixels.
     static func isOpaque(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count > 33, [0, 2, 3].contains(bytes[25]) else { return false }
-        var offset = 8
+        var transparent = false
+        forEachChunkBeforePixels(bytes) { type, _ in
+            transparent = type == "tRNS"
+            return !transparent
+        }
+        return !transparent
+    }
+
+    /// Calls `body` with the type and data of each chunk before the first `IDAT` (or `IEND`),
+    /// until it returns false or a chunk runs past the end.
+    private static func forEachChunkBeforePixels(_ bytes: UnsafeRawBufferPointer,
+                                                 _ body: (String, Slice<UnsafeRawBufferPointer>) -> Bool) {
+        var offset = 8  // after the signature
         while offset + 8 <= bytes.count {
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
             let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            if type == "tRNS" { return false }
-            if type == "IDAT" { return true }
-            offset += 12 + length  // length, type, data and CRC
+            let start = offset + 8
+            guard start + length <= bytes.count, type != "IDAT", type != "IEND" else { return }
+            guard body(type, bytes[start..<start + length]) else { return }
+            offset = start + length + 4  // data and CRC
         }
-        return false
     }
 }
