@@ -74,10 +74,14 @@ public struct DoubtfulOrientation: Sendable, Equatable {
     public var applied: Int
     /// The other turn it may need.
     public var other: Int
+    /// Degrees counter-clockwise that level the page once turned the other way, for a page
+    /// that may lie on its side: its lines stand as it came, so no skew was measured on it.
+    public var otherSkew: Double
 
-    public init(applied: Int, other: Int) {
+    public init(applied: Int, other: Int, otherSkew: Double = 0) {
         self.applied = applied
         self.other = other
+        self.otherSkew = otherSkew
     }
 
     /// Clockwise quarter turns from the page as turned to the other way.

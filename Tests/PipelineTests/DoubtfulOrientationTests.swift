@@ -68,6 +68,45 @@ struct DoubtfulOrientationTests {
                          at: Self.words(findings.text, on: page.size))
     }
 
+    /// `expected`'s words as they lie on the page made from the upright one by `steps`, in turn.
+    static func words(_ expected: [PixelWord], on size: PixelSize, carriedBy steps: [PageTransform]) -> [PixelWord] {
+        expected.map { word in
+            var box = NormalizedRect(word.box, in: size)
+            for step in steps { box = step.preparedRect(ofInput: box) }
+            return PixelWord(text: word.text, box: PixelRect(box, in: steps.last?.preparedSize ?? size))
+        }
+    }
+
+    @Test("a skewed page on its side, doubted, is levelled when stood up: its skew is measured standing, its words land on it")
+    func aSkewedPageOnItsSideIsLevelledStoodUp() throws {
+        let upright = try Self.sans()
+        let skew = PageTransform(skew: -2, inputSize: upright.size)
+        let skewed = upright.transformed(by: skew, background: upright.medianValues())
+        let onItsSide = PageTransform(quarterTurns: 1, inputSize: skewed.size)
+        let page = skewed.transformed(by: onItsSide)
+
+        // Its lines stand as it comes: Leptonica measures no skew until the page is stood up.
+        let ink = try #require(InkPage(grey: page.grayscale()))
+        #expect(PagePreparer.levellingSkew(of: ink, turnedBy: 0) == 0)
+        let otherSkew = PagePreparer.levellingSkew(of: ink, turnedBy: 3)
+        #expect(abs(otherSkew - 2) <= 0.1, "\(otherSkew)")
+
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        let straight = try analyzer.analyze(AnalyzerImage(raster: upright, resolution: nil), with: engine, cancellation: CancellationFlag())
+        var image = AnalyzerImage(raster: page, resolution: nil)
+        image.doubtfulOrientation = DoubtfulOrientation(applied: 0, other: 270, otherSkew: otherSkew)
+        let findings = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+
+        // Stood up and levelled, the page reads as the upright one, more confidently than on its side.
+        let record = try #require(findings.preparation)
+        #expect(record.rotation == 270 && record.rotationSetAside == 0 && record.skew == otherSkew)
+        #expect(findings.text.words.map(\.text) == straight.text.words.map(\.text))
+        let expected = Self.words(Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: [skew, onItsSide])
+        Self.expectWords(of: expected, on: page.size, carriedBy: .identity(page.size),
+                         at: Self.words(findings.text, on: page.size), tolerance: 4)
+    }
+
     @Test("an upright page doubted upside down keeps its own reading; a confident one is not read twice",
           arguments: ["text/sans.png", "scans/page.png"])
     func theUprightReadingWins(fixture: String) throws {

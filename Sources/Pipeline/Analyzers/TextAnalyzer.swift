@@ -47,16 +47,19 @@ struct TextAnalyzer: Analyzer {
         let mayLieOnItsSide = doubt.applied == 0 && doubt.quarterTurns % 2 == 1
         guard mayLieOnItsSide || Self.isUnsure(findings.text) else { return findings }
         let started = ContinuousClock.now
-        let turn = PageTransform(quarterTurns: doubt.quarterTurns, inputSize: raster.size)
-        let turned = try read(raster.transformed(by: turn), resolution: image.resolution, with: engine, cancellation: cancellation)
+        let turn = PageTransform(quarterTurns: doubt.quarterTurns, skew: doubt.otherSkew, inputSize: raster.size)
+        let turnedRaster = raster.transformed(by: turn, background: turn.skew == 0 ? nil : raster.medianValues())
+        let turned = try read(turnedRaster, resolution: image.resolution, with: engine, cancellation: cancellation)
         var kept = doubt.applied, setAside = doubt.other
-        if turned.text.isMoreConfident(than: findings.text) {
+        let turnKept = turned.text.isMoreConfident(than: findings.text)
+        if turnKept {
             findings = turned.mapped(by: turn)
             (kept, setAside) = (setAside, kept)
         }
         var record = findings.preparation ?? PagePreparation()
         record.rotation = kept
         record.rotationSetAside = setAside
+        if turnKept, turn.skew != 0 { record.skew = turn.skew }
         record.timings.record("turn", ContinuousClock.now - started)
         findings.preparation = record
         return findings

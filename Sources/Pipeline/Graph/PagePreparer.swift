@@ -63,26 +63,37 @@ final class PagePreparer {
             doubt = Self.doubt(estimate, applied: rotation, beside: direction)
         }
         record.timings.record("orientation", clock.now - started)
-        var prepared = levelled(page, rotation: rotation, ink: ink, record: record, clock: clock, levelling: steps.contains(.deskew))
-        prepared.doubt = doubt
-        return prepared
+        return levelled(page, rotation: rotation, doubt: doubt, ink: ink, record: record, clock: clock,
+                        levelling: steps.contains(.deskew))
+    }
+
+    /// The turn, in degrees rounded to a hundredth, that levels `ink` turned by `quarterTurns`;
+    /// 0 when Leptonica measures none it trusts, or one too small to matter.
+    static func levellingSkew(of ink: InkPage, turnedBy quarterTurns: Int) -> Double {
+        guard let turned = ink.turned(quarterTurns: quarterTurns), let measured = turned.skew(),
+              abs(measured.levellingDegrees) >= smallestSkew, measured.confidence >= skewConfidence else { return 0 }
+        return (measured.levellingDegrees * 100).rounded() / 100
     }
 
     /// The page turned by `rotation` and levelled when its lines are measured off level.
-    private func levelled(_ page: DecodedPage, rotation: Int, ink: InkPage, record: PagePreparation,
-                          clock: ContinuousClock, levelling: Bool) -> Prepared {
+    private func levelled(_ page: DecodedPage, rotation: Int, doubt: DoubtfulOrientation?, ink: InkPage,
+                          record: PagePreparation, clock: ContinuousClock, levelling: Bool) -> Prepared {
         var record = record
         let raster = page.raster
         let started = clock.now
-        var skew = 0.0
-        if levelling, let levelled = ink.turned(quarterTurns: rotation / 90), let measured = levelled.skew(),
-           abs(measured.levellingDegrees) >= Self.smallestSkew, measured.confidence >= Self.skewConfidence {
-            skew = (measured.levellingDegrees * 100).rounded() / 100
+        let skew = levelling ? Self.levellingSkew(of: ink, turnedBy: rotation / 90) : 0
+        var doubt = doubt
+        // A page that may lie on its side has lines standing as it came, which measure no skew:
+        // it is measured stood up too, so that its second reading is levelled as a page the
+        // detector turned would be (a skewed page's two readings differed by more than 0.01 F1).
+        if var sideways = doubt, levelling, skew == 0, sideways.applied == 0, sideways.quarterTurns % 2 == 1 {
+            sideways.otherSkew = Self.levellingSkew(of: ink, turnedBy: sideways.quarterTurns)
+            doubt = sideways
         }
         let transform = PageTransform(quarterTurns: rotation / 90, skew: skew, inputSize: raster.size)
         guard !transform.isIdentity else {
             record.timings.record("deskew", clock.now - started)
-            return Prepared(page: page, transform: transform, record: record)
+            return Prepared(page: page, transform: transform, record: record, doubt: doubt)
         }
         var prepared = page
         // The corners the levelling uncovers take the page's own paper (a dark slide's, a grey
@@ -96,7 +107,7 @@ final class PagePreparer {
         record.rotation = transform.rotation
         record.skew = skew
         record.timings.record("deskew", clock.now - started)
-        return Prepared(page: prepared, transform: transform, record: record)
+        return Prepared(page: prepared, transform: transform, record: record, doubt: doubt)
     }
 
     private func orientationDetector() -> OrientationDetector? {
