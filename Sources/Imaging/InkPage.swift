@@ -31,6 +31,11 @@ public struct SkewMeasurement: Sendable, Equatable {
     /// Leptonica's confidence: the sharpness of the best angle against the others (about 3
     /// and above is a clear answer).
     public var confidence: Double
+
+    public init(levellingDegrees: Double, confidence: Double) {
+        self.levellingDegrees = levellingDegrees
+        self.confidence = confidence
+    }
 }
 
 /// A black-and-white copy of a page held by Leptonica, for the cheap measures of how its text

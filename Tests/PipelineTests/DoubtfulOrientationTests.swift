@@ -175,6 +175,18 @@ struct DoubtfulOrientationTests {
         #expect(DoubtfulOrientation(applied: 0, other: 270).quarterTurns == 3)
     }
 
+    @Test("a skew is taken when Leptonica is confident, or fairly confident of a large angle")
+    func whenASkewIsTaken() {
+        func taken(_ degrees: Double, confidence: Double) -> Bool {
+            PagePreparer.trusts(SkewMeasurement(levellingDegrees: degrees, confidence: confidence))
+        }
+        #expect(taken(0.3, confidence: 3.5) && taken(-0.7, confidence: 3))
+        // A map's scattered labels, skewed 3 degrees; straight, the same confidence measures 0.03.
+        #expect(taken(3, confidence: 2.4) && taken(-1, confidence: 2))
+        #expect(!taken(0.19, confidence: 2.6) && !taken(-0.9, confidence: 2.9))
+        #expect(!taken(2.9, confidence: 1.9))
+    }
+
     @Test("a real photographed page the detector is unsure of reads upright, its boxes on the turned input",
           arguments: [1, 2])
     func aRealPageIsStoodUp(turns: Int) async throws {

@@ -71,7 +71,7 @@ final class PagePreparer {
     /// 0 when Leptonica measures none it trusts, or one too small to matter.
     static func levellingSkew(of ink: InkPage, turnedBy quarterTurns: Int) -> Double {
         guard let turned = ink.turned(quarterTurns: quarterTurns), let measured = turned.skew(),
-              abs(measured.levellingDegrees) >= smallestSkew, measured.confidence >= skewConfidence else { return 0 }
+              abs(measured.levellingDegrees) >= smallestSkew, trusts(measured) else { return 0 }
         return (measured.levellingDegrees * 100).rounded() / 100
     }
 
@@ -185,4 +185,14 @@ final class PagePreparer {
     static let smallestSkew = 0.2
     /// Leptonica's confidence below which its skew is not trusted (its own `pixDeskew` asks 3).
     static let skewConfidence = 3.0
+
+    /// Whether a measured skew is taken. A large angle is taken at a lower confidence: a map's
+    /// scattered labels measure 2.4 to 2.6 whether it is straight or skewed, but its straight
+    /// copies wander by 0.03 degree and its skewed ones measure their 3 degrees exactly. Of the
+    /// 63 real pages of `bench/ocr-quality`, upright and skewed 3 degrees, no reading under
+    /// confidence 3 measured more than 0.2 degree off, and every one from 2 up measured
+    /// within 0.11 degree of its skew.
+    static func trusts(_ measured: SkewMeasurement) -> Bool {
+        measured.confidence >= skewConfidence || (measured.confidence >= 2 && abs(measured.levellingDegrees) >= 1)
+    }
 }
