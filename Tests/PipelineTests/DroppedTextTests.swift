@@ -185,14 +185,17 @@ struct DroppedTextTests {
         let page = Self.page([[Self.word("Total", x: 0.1, y: 0.8, confidence: 95)]])
         let reading = Self.page([[
             Self.word("Tota1", x: 0.101, y: 0.8, confidence: 90),  // the same word again
-            Self.word("42", x: 0.5, y: 0.8, confidence: 88),
+            Self.word("42", x: 0.5, y: 0.8, confidence: 93),
             Self.word("~", x: 0.6, y: 0.8, confidence: 90),        // no letter or digit
             Self.word("i", x: 0.7, y: 0.8, confidence: 92),        // a rule's end
             Self.word("17", x: 0.8, y: 0.8, confidence: 30),       // unsure
+            Self.word("AY", x: 0.85, y: 0.8, confidence: 85),      // short and not sure enough
+            Self.word("Esrobi", x: 0.9, y: 0.8, confidence: 65),   // unsure
+            Self.word("Grand", x: 0.5, y: 0.7, confidence: 75),
         ]])
         let (merged, added) = DroppedText.merge([reading], into: page)
-        #expect(added == 1)
-        #expect(merged.words.map(\.text) == ["Total", "42"])
+        #expect(added == 2)
+        #expect(merged.words.map(\.text) == ["Total", "42", "Grand"])
     }
 
     @Test func anUntrustedWordGivesWayToTheWordReadOnIt() {

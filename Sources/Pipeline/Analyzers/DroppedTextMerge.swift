@@ -37,7 +37,7 @@ extension DroppedText {
         var added: [TextBlock] = []
         for reading in readings {
             let kept = reading.keepingWords { word in
-                guard word.confidence >= acceptedConfidence, isText(word.text),
+                guard isSure(word), isText(word.text),
                       !trusted.contains(where: { overlaps(word.box, $0) }),
                       !accepted.contains(where: { overlaps(word.box, $0) }) else { return false }
                 accepted.append(word.box)
