@@ -42,6 +42,7 @@ struct DroppedText {
     static func isSure(_ word: RecognizedWord) -> Bool {
         word.confidence >= (word.text.count <= 2 ? acceptedShortWordConfidence : acceptedConfidence)
     }
+
     /// How a region is read. Measured on 16 real pages with dropped text (tables, charts, a
     /// form, multi-column pages): a uniform block (psm 6) for every region reads as well as a
     /// single line (psm 7) for one-line regions, within 0.001 F1, and sparse text (psm 11)
