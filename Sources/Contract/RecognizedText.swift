@@ -20,8 +20,20 @@ public struct RecognizedText: Sendable, Equatable {
     /// reading of the same page (turned, scaled or told another resolution): how Gloss picks
     /// between two readings when a preparation step is in doubt. A reading with no words loses.
     public func isMoreConfident(than other: RecognizedText) -> Bool {
-        (meanConfidence ?? 0) > (other.meanConfidence ?? 0)
+        guard !words.isEmpty else { return false }
+        return other.words.isEmpty || evidence > other.evidence
     }
+
+    /// The mean word confidence as if `Self.priorWords` words of confidence 50 had been read
+    /// too: a reading of a word or two is little evidence, and a map read on its side as the
+    /// one word `2` at 90 must not win over the dozens of words read with the map stood up. On
+    /// a page's worth of words it is the mean within a point or two.
+    private var evidence: Double {
+        let confidences = words.map(\.confidence)
+        return (confidences.reduce(0, +) + 50 * Self.priorWords) / (Double(confidences.count) + Self.priorWords)
+    }
+
+    private static let priorWords = 5.0
 
     /// The mean of word confidences, nil for none: one formula for a recognition and a report.
     static func mean(of confidences: [Double]) -> Double? {

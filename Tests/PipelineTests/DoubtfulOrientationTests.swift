@@ -152,6 +152,15 @@ struct DoubtfulOrientationTests {
         #expect(!sure.isMoreConfident(than: sure), "a tie keeps the first reading")
         #expect(unsure.isMoreConfident(than: RecognizedText()))
         #expect(!RecognizedText().isMoreConfident(than: unsure))
+        let doubtful = DroppedTextTests.page([[DroppedTextTests.word("0", x: 0.1, y: 0.8, confidence: 20)]])
+        #expect(!RecognizedText().isMoreConfident(than: doubtful), "no words loses, even to a doubtful word")
+        // A map read on its side gave one word at 90; stood up, dozens at 80 to 85: a word or two
+        // is little evidence, whatever its confidence.
+        let lone = DroppedTextTests.page([[DroppedTextTests.word("2", x: 0.5, y: 0.5, confidence: 90)]])
+        let map = DroppedTextTests.page((0..<40).map { row in
+            [DroppedTextTests.word("Baiona", x: 0.1, y: 0.9 - Double(row) * 0.02, confidence: 85)]
+        })
+        #expect(map.isMoreConfident(than: lone) && !lone.isMoreConfident(than: map))
     }
 
     @Test("a doubt is kept only where Tesseract's detector is unsure and a second way exists")
