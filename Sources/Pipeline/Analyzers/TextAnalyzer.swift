@@ -48,8 +48,7 @@ struct TextAnalyzer: Analyzer {
         guard mayLieOnItsSide || Self.isUnsure(findings.text) else { return findings }
         let started = ContinuousClock.now
         let turn = PageTransform(quarterTurns: doubt.quarterTurns, skew: doubt.otherSkew, inputSize: raster.size)
-        let turnedRaster = raster.transformed(by: turn, background: turn.skew == 0 ? nil : raster.medianValues())
-        let turned = try read(turnedRaster, resolution: image.resolution, with: engine, cancellation: cancellation)
+        let turned = try read(raster.prepared(by: turn), resolution: image.resolution, with: engine, cancellation: cancellation)
         var kept = doubt.applied, setAside = doubt.other
         let turnKept = turned.text.isMoreConfident(than: findings.text)
         if turnKept {

@@ -98,7 +98,7 @@ final class PagePreparer {
         var prepared = page
         // The corners the levelling uncovers take the page's own paper (a dark slide's, a grey
         // page's): white corners on a grey page made Tesseract's threshold drop the whole page.
-        prepared.raster = raster.transformed(by: transform, background: transform.skew == 0 ? nil : raster.medianValues())
+        prepared.raster = raster.prepared(by: transform)
         // The page's size in the file's pixels grows with its raster (a huge image's raster is
         // a reduced copy of it).
         let scale = Double(page.size.width) / Double(max(1, raster.width))
@@ -194,5 +194,13 @@ final class PagePreparer {
     /// within 0.11 degree of its skew.
     static func trusts(_ measured: SkewMeasurement) -> Bool {
         measured.confidence >= skewConfidence || (measured.confidence >= 2 && abs(measured.levellingDegrees) >= 1)
+    }
+}
+
+extension Raster {
+    /// The raster turned and levelled by `transform`. The corners a levelling uncovers take
+    /// the page's own paper (its median colour), for the preparer and for a second reading alike.
+    func prepared(by transform: PageTransform) -> Raster {
+        transformed(by: transform, background: transform.skew == 0 ? nil : medianValues())
     }
 }
