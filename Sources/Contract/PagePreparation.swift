@@ -77,11 +77,21 @@ public struct DoubtfulOrientation: Sendable, Equatable {
     /// Degrees counter-clockwise that level the page once turned the other way, for a page
     /// that may lie on its side: its lines stand as it came, so no skew was measured on it.
     public var otherSkew: Double
+    /// Whether the detectors were sure of `applied`: the other way is then read only when the
+    /// first reading looks garbled, not merely unsure (both detectors can be sure of a table of
+    /// figures upside down).
+    public var appliedIsSure: Bool
 
-    public init(applied: Int, other: Int, otherSkew: Double = 0) {
+    public init(applied: Int, other: Int, otherSkew: Double = 0, appliedIsSure: Bool = false) {
         self.applied = applied
         self.other = other
         self.otherSkew = otherSkew
+        self.appliedIsSure = appliedIsSure
+    }
+
+    /// The page turned over from the way the detectors were sure of.
+    public static func overturned(from applied: Int) -> DoubtfulOrientation {
+        DoubtfulOrientation(applied: applied, other: (applied + 180) % 360, appliedIsSure: true)
     }
 
     /// Clockwise quarter turns from the page as turned to the other way.

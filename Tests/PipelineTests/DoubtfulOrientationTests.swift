@@ -87,8 +87,8 @@ struct DoubtfulOrientationTests {
 
         // Its lines stand as it comes: Leptonica measures no skew until the page is stood up.
         let ink = try #require(InkPage(grey: page.grayscale()))
-        #expect(PagePreparer.levellingSkew(of: ink, turnedBy: 0) == 0)
-        let otherSkew = PagePreparer.levellingSkew(of: ink, turnedBy: 3)
+        #expect(PagePreparer.levellingSkew(of: [ink], turnedBy: 0) == 0)
+        let otherSkew = PagePreparer.levellingSkew(of: [ink], turnedBy: 3)
         #expect(abs(otherSkew - 2) <= 0.1, "\(otherSkew)")
 
         let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
@@ -105,6 +105,75 @@ struct DoubtfulOrientationTests {
         let expected = Self.words(Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: [skew, onItsSide])
         Self.expectWords(of: expected, on: page.size, carriedBy: .identity(page.size),
                          at: Self.words(findings.text, on: page.size), tolerance: 4)
+    }
+
+    /// The sans page lying on its side (turned three quarters clockwise: it needs a quarter),
+    /// doubted the wrong way: the side proposed stands it on its head, the page as it came is
+    /// on its side, and neither reads surely.
+    @Test("a page on its side doubted the wrong way is read on its other side too, and stood up",
+          arguments: [DoubtfulOrientation(applied: 0, other: 270), DoubtfulOrientation(applied: 270, other: 0)])
+    func theOtherSideIsRead(doubt: DoubtfulOrientation) throws {
+        let upright = try Self.sans()
+        let onItsSide = PageTransform(quarterTurns: 3, inputSize: upright.size)
+        let page = upright.transformed(by: onItsSide)
+        // The copy the text analyzer is given: the page turned as the preparer applied.
+        let applied = PageTransform(quarterTurns: doubt.applied / 90, inputSize: page.size)
+        let given = page.transformed(by: applied)
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        let straight = try analyzer.analyze(AnalyzerImage(raster: upright, resolution: nil), with: engine, cancellation: CancellationFlag())
+        var image = AnalyzerImage(raster: given, resolution: nil)
+        image.doubtfulOrientation = doubt
+        let findings = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+
+        let record = try #require(findings.preparation)
+        #expect(record.rotation == 90)
+        #expect(record.rotationSetAside == 0 || record.rotationSetAside == 270)
+        #expect(findings.text.words.map(\.text) == straight.text.words.map(\.text))
+        let expected = Self.words(Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: [onItsSide, applied])
+        Self.expectWords(of: expected, on: given.size, carriedBy: .identity(given.size),
+                         at: Self.words(findings.text, on: given.size), tolerance: 4)
+    }
+
+    @Test("a page the detectors were sure of is read turned over only when its reading looks garbled")
+    func aGarbledReadingIsTurnedOver() throws {
+        let upright = try Self.sans()
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        let straight = try analyzer.analyze(AnalyzerImage(raster: upright, resolution: nil), with: engine, cancellation: CancellationFlag())
+
+        // Upright, the reading is sure: it is not read again.
+        var image = AnalyzerImage(raster: upright, resolution: nil)
+        image.doubtfulOrientation = .overturned(from: 0)
+        let kept = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+        #expect(kept.text == straight.text)
+        #expect(kept.preparation?.rotationSetAside == nil && kept.preparation?.timings["turn"] == nil)
+
+        // On its head, taken for upright, it reads as garbage, and is stood up.
+        let overturn = PageTransform(quarterTurns: 2, inputSize: upright.size)
+        let onItsHead = upright.transformed(by: overturn)
+        let garbled = try analyzer.analyze(AnalyzerImage(raster: onItsHead, resolution: nil), with: engine, cancellation: CancellationFlag())
+        #expect(TextAnalyzer.isGarbled(garbled.text), "\(garbled.text.meanConfidence ?? 0)")
+        image = AnalyzerImage(raster: onItsHead, resolution: nil)
+        image.doubtfulOrientation = .overturned(from: 0)
+        let stood = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+        let record = try #require(stood.preparation)
+        #expect(record.rotation == 180 && record.rotationSetAside == 0)
+        #expect(stood.text.words.map(\.text) == straight.text.words.map(\.text))
+        Self.expectWords(of: Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: overturn,
+                         at: Self.words(stood.text, on: onItsHead.size))
+    }
+
+    @Test("a garbled reading has words enough to tell, of low confidence")
+    func whatLooksGarbled() {
+        func page(_ count: Int, at confidence: Double) -> RecognizedText {
+            DroppedTextTests.page([(0..<count).map { DroppedTextTests.word("w\($0)", x: 0.05 + Double($0) * 0.01, y: 0.5, confidence: confidence) }])
+        }
+        #expect(TextAnalyzer.isGarbled(page(5, at: 45)))
+        #expect(!TextAnalyzer.isGarbled(page(4, at: 20)), "a photo's few specks")
+        #expect(!TextAnalyzer.isGarbled(page(40, at: TextAnalyzer.garbledReading)))
+        #expect(!TextAnalyzer.isGarbled(RecognizedText()))
+        #expect(DoubtfulOrientation.overturned(from: 90) == DoubtfulOrientation(applied: 90, other: 270, appliedIsSure: true))
     }
 
     @Test("an upright page doubted upside down keeps its own reading; a confident one is not read twice",
@@ -179,7 +248,12 @@ struct DoubtfulOrientationTests {
         // No answer at all: Leptonica's weak reading (a page turned a quarter clockwise) is tried,
         // and no reading at all tries nothing.
         #expect(PagePreparer.doubt(nil, applied: 0, beside: weak) == DoubtfulOrientation(applied: 0, other: 270))
-        #expect(PagePreparer.doubt(nil, applied: 0, beside: TextDirectionSignal(upConfidence: 0, sidewaysConfidence: 0)) == nil)
+        let none = TextDirectionSignal(upConfidence: 0, sidewaysConfidence: 0)
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: none) == nil)
+        // Neither says anything of a page with letters on it: it may stand on its head.
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: none, lettersFound: true) == DoubtfulOrientation(applied: 0, other: 180))
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: weak, lettersFound: true) == DoubtfulOrientation(applied: 0, other: 270))
+        #expect(PagePreparer.doubt(OrientationEstimate(rotation: 0, confidence: 0.5), applied: 0, beside: none, lettersFound: true) == nil)
         #expect(DoubtfulOrientation(applied: 270, other: 0).quarterTurns == 1)
         #expect(DoubtfulOrientation(applied: 0, other: 270).quarterTurns == 3)
     }
@@ -194,6 +268,21 @@ struct DoubtfulOrientationTests {
         #expect(taken(3, confidence: 2.4) && taken(-1, confidence: 2))
         #expect(!taken(0.19, confidence: 2.6) && !taken(-0.9, confidence: 2.9))
         #expect(!taken(2.9, confidence: 1.9))
+    }
+
+    @Test("the skew comes from the first copy of the page that measures one Leptonica trusts")
+    func theFirstTrustedSkewLevels() throws {
+        let upright = try Self.sans()
+        let skewed = upright.transformed(by: PageTransform(skew: -2, inputSize: upright.size), background: upright.medianValues())
+        let blank = try #require(InkPage(grey: Raster(width: skewed.width, height: skewed.height, layout: .gray, filledWith: 255)))
+        let straight = try #require(InkPage(grey: upright.grayscale()))
+        let tilted = try #require(InkPage(grey: skewed.grayscale()))
+        // A copy with no line to measure hands over to the next.
+        let measured = PagePreparer.levellingSkew(of: [blank, tilted], turnedBy: 0)
+        #expect(abs(measured - 2) <= 0.1, "\(measured)")
+        // A copy measured level is an answer: the next is not asked.
+        #expect(PagePreparer.levellingSkew(of: [straight, tilted], turnedBy: 0) == 0)
+        #expect(PagePreparer.levellingSkew(of: [blank], turnedBy: 0) == 0)
     }
 
     @Test("a real photographed page the detector is unsure of reads upright, its boxes on the turned input",
