@@ -247,12 +247,13 @@ struct DoubtfulOrientationTests {
         #expect(PagePreparer.doubt(OrientationEstimate(rotation: 0, confidence: 1.2), applied: 0, beside: weak) == nil)
         // No answer at all: Leptonica's weak reading (a page turned a quarter clockwise) is tried,
         // and no reading at all tries nothing.
-        #expect(PagePreparer.doubt(nil, applied: 0, beside: weak) == DoubtfulOrientation(applied: 0, other: 270))
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: weak, lettersFound: true) == DoubtfulOrientation(applied: 0, other: 270))
+        // Without letters (a photograph) there is no way up to doubt.
+        #expect(PagePreparer.doubt(nil, applied: 0, beside: weak) == nil)
         let none = TextDirectionSignal(upConfidence: 0, sidewaysConfidence: 0)
         #expect(PagePreparer.doubt(nil, applied: 0, beside: none) == nil)
         // Neither says anything of a page with letters on it: it may stand on its head.
         #expect(PagePreparer.doubt(nil, applied: 0, beside: none, lettersFound: true) == DoubtfulOrientation(applied: 0, other: 180))
-        #expect(PagePreparer.doubt(nil, applied: 0, beside: weak, lettersFound: true) == DoubtfulOrientation(applied: 0, other: 270))
         #expect(PagePreparer.doubt(OrientationEstimate(rotation: 0, confidence: 0.5), applied: 0, beside: none, lettersFound: true) == nil)
         #expect(DoubtfulOrientation(applied: 270, other: 0).quarterTurns == 1)
         #expect(DoubtfulOrientation(applied: 0, other: 270).quarterTurns == 3)

@@ -198,6 +198,16 @@ struct PreparationTests {
         #expect(report.words.map(\.text) == straight.words.map(\.text))
     }
 
+    @Test("a photograph without letters is read once, whichever way it stands", arguments: [0, 1])
+    func photographsAreReadOnce(turns: Int) async throws {
+        let scratch = try ScratchFolder()
+        let photo = try ImageFile(contentsOf: Fixtures.path("faces/astronaut.png")).decodePage().raster
+        let report = try await Self.read(photo.transformed(by: PageTransform(quarterTurns: turns, inputSize: photo.size)),
+                                         with: Self.preparing, in: scratch, name: "photo")
+        let record = try #require(report.preparation)
+        #expect(record.rotation == 0 && record.rotationSetAside == nil && record.timings["turn"] == nil)
+    }
+
     @Test("a page whose text is not read is not prepared: turning serves the text")
     func facesAloneAreNotPrepared() async throws {
         var settings = AnnotationSettings()

@@ -42,8 +42,11 @@ struct TextAnalyzer: Analyzer {
     /// Whether a reading looks like text read the wrong way up: words enough to tell, of low
     /// confidence.
     static func isGarbled(_ text: RecognizedText) -> Bool {
-        text.words.count >= 5 && (text.meanConfidence ?? 0) < garbledReading
+        text.words.count >= wordsToTell && (text.meanConfidence ?? 0) < garbledReading
     }
+
+    /// Fewer words than this say nothing of which way up a page stands: a photograph's specks.
+    static let wordsToTell = 5
 
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
         guard let doubt = image.doubtfulOrientation else {
@@ -84,8 +87,9 @@ struct TextAnalyzer: Analyzer {
         // A page on its side may lie on either: when neither the side the detector proposed nor
         // the page as it came reads surely, the other side is read too. A table of figures the
         // detector turned the wrong way read at 46 on that side and 73 as it came (Tesseract
-        // standing its lines up), and 75 on the side it needed.
-        if doubt.quarterTurns % 2 == 1, Self.isUnsure(kept.text) {
+        // standing its lines up), and 75 on the side it needed. Not for a photograph, which
+        // reads as no words, or a few specks, whichever way it stands.
+        if doubt.quarterTurns % 2 == 1, Self.isUnsure(kept.text), kept.text.words.count >= Self.wordsToTell {
             let sideways = doubt.applied == 0 ? doubt.other : doubt.applied
             // The page as given is levelled already when the preparer turned it.
             try readTurned(to: (sideways + 180) % 360, skew: doubt.applied == 0 ? doubt.otherSkew : 0)

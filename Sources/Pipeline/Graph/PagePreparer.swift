@@ -214,16 +214,17 @@ final class PagePreparer {
     /// when the answer is sure or proposes no turn. On the real pages of `bench/ocr-quality`
     /// turned four ways and skewed, wrong turns reached 9.6 (a table of numbers, skewed) and
     /// pages upside down or on their side read at 1 to 7 were left as they came. When the
-    /// detector gave no answer (too few letters: a map's scattered labels on their side),
-    /// Leptonica's reading, however weak, is the other way to try; and when that proposes no
-    /// turn either, a page with a line's worth of letters may stand on its head (a heading and
-    /// three short lines, upside down, read as nothing), which a confident reading rules out.
+    /// detector gave no answer on a page with letters (too few: a map's scattered labels on
+    /// their side), Leptonica's reading, however weak, is the other way to try; and when that
+    /// proposes no turn either, the page may stand on its head (a heading and three short
+    /// lines, upside down, read as nothing), which a confident reading rules out. A page with
+    /// no letters (a photograph) has no way up to doubt: it was read twice for nothing.
     static func doubt(_ estimate: OrientationEstimate?, applied: Int, beside signal: TextDirectionSignal,
                       lettersFound: Bool = false) -> DoubtfulOrientation? {
         if applied != 0 {
             return (estimate?.confidence ?? 0) < surelyTurned ? DoubtfulOrientation(applied: applied, other: 0) : nil
         }
-        let other = estimate?.rotation ?? (signal.suggestedRotation != 0 || !lettersFound ? signal.suggestedRotation : 180)
+        let other = estimate?.rotation ?? (!lettersFound ? 0 : signal.suggestedRotation != 0 ? signal.suggestedRotation : 180)
         return other == 0 ? nil : DoubtfulOrientation(applied: 0, other: other)
     }
 
