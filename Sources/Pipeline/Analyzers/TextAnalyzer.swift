@@ -57,7 +57,8 @@ struct TextAnalyzer: Analyzer {
         // this analyzer was given. A page upside down reads as garbage of low confidence, so
         // a confident first reading is the page the right way up, and the second is not made.
         // Not for a page that may lie on its side: Tesseract turns the lines it finds standing
-        // and reads them confidently, though worse than the page turned.
+        // and reads them confidently, though worse than the page turned. When the detectors were
+        // sure, only a reading that looks garbled is tried turned over.
         let raster = image.takeRaster()
         var findings = try read(raster, resolution: image.resolution, with: engine, cancellation: cancellation)
         if doubt.appliedIsSure {
