@@ -56,7 +56,8 @@ final class PagePreparer {
         let enlargement = letters.flatMap { Self.enlargement(for: $0, reducedBy: reduction, size: raster.size) }
         let enlarged = enlargement.map { scale in
             let size = scale.scaled(raster.size)
-            return raster.grayscale().enlarged(width: size.width, height: size.height)
+            // Unreduced, the working copy is the page in grey already.
+            return (reduction == 1 ? working : raster.grayscale()).enlarged(width: size.width, height: size.height)
         }
         let letterInk = enlarged.flatMap { InkPage(grey: $0) }
         let direction = (letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
