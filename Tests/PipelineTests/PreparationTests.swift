@@ -116,6 +116,21 @@ struct PreparationTests {
         }
     }
 
+    @Test("with --prepare deskew a page is levelled and nothing is done about its way up")
+    func levellingAloneAsksNoDetector() async throws {
+        let scratch = try ScratchFolder()
+        let upright = try Self.upright()
+        let skewed = upright.transformed(by: PageTransform(skew: 3, inputSize: upright.size))
+        let record = try #require(try await Self.read(skewed, with: Self.reader([.deskew]), in: scratch, name: "skewed").preparation)
+        #expect(abs(record.skew + 3) < 0.2, "\(record)")
+        #expect(record.timings["deskew"] != nil && record.timings["orientation"] == nil)
+        #expect(record.orientationConfidence == nil && record.rotationSetAside == nil)
+        // Turned over, it stays as it came: the orientation step was not asked for.
+        let overturned = upright.transformed(by: PageTransform(quarterTurns: 2, inputSize: upright.size))
+        let turned = try #require(try await Self.read(overturned, with: Self.reader([.deskew]), in: scratch, name: "over").preparation)
+        #expect(turned.rotation == 0 && turned.rotationSetAside == nil && turned.timings["turn"] == nil)
+    }
+
     @Test("with --prepare none a page is read as it comes: Tesseract's words on the decoded page")
     func noPreparation() async throws {
         let scratch = try ScratchFolder()

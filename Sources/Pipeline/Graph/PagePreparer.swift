@@ -48,6 +48,34 @@ final class PagePreparer {
         guard let ink = InkPage(grey: working) else {
             return Prepared(page: page, transform: .identity(raster.size), record: record)
         }
+        var orientation = Orientation()
+        if steps.contains(.orientation) {
+            orientation = orient(page, working: working, reducedBy: reduction, ink: ink, record: &record)
+            record.timings.record("orientation", clock.now - started)
+        }
+        // The skew is measured on the letters at their own size, as before they were enlarged
+        // for their direction, and on the enlarged ones when that finds no line it trusts: of a
+        // map's six encodings skewed 3 degrees, each copy levelled four.
+        let inks = [ink] + (orientation.letterInk.map { [$0] } ?? [])
+        return levelled(page, rotation: orientation.rotation, doubt: orientation.doubt, inks: inks, record: record,
+                        clock: clock, levelling: steps.contains(.deskew))
+    }
+
+    /// Which way the page stands, and what the text analyzer should doubt of it.
+    private struct Orientation {
+        /// Degrees to turn the page clockwise so its text stands upright.
+        var rotation = 0
+        var doubt: DoubtfulOrientation?
+        /// The ink of the page enlarged for its small letters, when they were.
+        var letterInk: InkPage?
+    }
+
+    /// The turn that stands the page upright, from Leptonica's signal and, when that is in
+    /// doubt, Tesseract's detector; the detector's confidence goes in `record`.
+    private func orient(_ page: DecodedPage, working: Raster, reducedBy reduction: Int, ink: InkPage,
+                        record: inout PagePreparation) -> Orientation {
+        let raster = page.raster
+        var orientation = Orientation()
         // Small letters are read for their direction enlarged, as the recogniser will read them:
         // at an x-height of 7 px both detectors guessed (Tesseract at confidence 0.2 to 0.9,
         // Leptonica "clearly upright" on a page on its side), and enlarged they were right at
@@ -59,11 +87,9 @@ final class PagePreparer {
             // Unreduced, the working copy is the page in grey already.
             return (reduction == 1 ? working : raster.grayscale()).enlarged(width: size.width, height: size.height)
         }
-        let letterInk = enlarged.flatMap { InkPage(grey: $0) }
-        let direction = (letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
-        var rotation = 0
-        var doubt: DoubtfulOrientation?
-        if steps.contains(.orientation), !Self.clearlyUpright(direction), let detector = orientationDetector() {
+        orientation.letterInk = enlarged.flatMap { InkPage(grey: $0) }
+        let direction = (orientation.letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
+        if !Self.clearlyUpright(direction), let detector = orientationDetector() {
             // Tesseract's detector reads the page at up to 300 ppi: at 150 it was both slower
             // (1 to 2 s an A4 page, against 0.3 to 0.6 s) and wrong more often.
             let estimate: OrientationEstimate?
@@ -76,18 +102,12 @@ final class PagePreparer {
             }
             if let estimate {
                 record.orientationConfidence = (estimate.confidence * 100).rounded() / 100
-                if Self.accepts(estimate, beside: direction) { rotation = estimate.rotation }
+                if Self.accepts(estimate, beside: direction) { orientation.rotation = estimate.rotation }
             }
-            doubt = Self.doubt(estimate, applied: rotation, beside: direction, lettersFound: letters != nil)
+            orientation.doubt = Self.doubt(estimate, applied: orientation.rotation, beside: direction, lettersFound: letters != nil)
         }
-        if steps.contains(.orientation), doubt == nil, letters != nil { doubt = .overturned(from: rotation) }
-        record.timings.record("orientation", clock.now - started)
-        // The skew is measured on the letters at their own size, as before they were enlarged
-        // for their direction, and on the enlarged ones when that finds no line it trusts: of a
-        // map's six encodings skewed 3 degrees, each copy levelled four.
-        let inks = [ink] + (letterInk.map { [$0] } ?? [])
-        return levelled(page, rotation: rotation, doubt: doubt, inks: inks, record: record, clock: clock,
-                        levelling: steps.contains(.deskew))
+        if orientation.doubt == nil, letters != nil { orientation.doubt = .overturned(from: orientation.rotation) }
+        return orientation
     }
 
     /// The turn, in degrees rounded to a hundredth, that levels the page turned by
