@@ -154,6 +154,7 @@ let package = Package(
         .target(
             name: "GlossTestSupport", path: "Tests/Support", exclude: ["http_test_server.py"], swiftSettings: swiftSettings
         ),
+        .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
         .testTarget(name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork"], swiftSettings: swiftSettings),
         .testTarget(

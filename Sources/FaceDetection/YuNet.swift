@@ -18,7 +18,7 @@ import GlossNeuralNetwork
 public final class YuNetDetector {
     public struct Options: Hashable, Sendable {
         /// Faces scoring below this are dropped; the score is sqrt(class x objectness), 0...1.
-        /// 0.6 is the best F1 at a 640 px copy on the benchmark's photos (README, "Faces");
+        /// 0.6 is the best F1 at a 640 px copy on the benchmark's photos (docs/faces.md);
         /// upstream's 0.2 finds many false faces.
         public var scoreThreshold: Double = 0.6
         /// A candidate overlapping a better face by more than this (IoU) is the same face.

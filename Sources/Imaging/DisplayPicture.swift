@@ -4,7 +4,7 @@
 /// fine from a local disk and unusable from a shared drive or a web server. Documents become a
 /// 16-shade palette PNG (sharp type, no JPEG ringing, half the bytes); photos, and pages in
 /// colour or with large mid-tone areas, a JPEG. The choice and the quality were measured on
-/// 62 real pages (bench/images.sh and the README's table). A PNG or JPEG that is already light
+/// 62 real pages (bench/images.sh and the table in docs/formats.md). A PNG or JPEG that is already light
 /// and near the display size is shown as it is (`init(reusing:fitting:)`).
 public struct DisplayPicture: Sendable {
     public enum Kind: String, Sendable {

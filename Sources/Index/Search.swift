@@ -51,7 +51,7 @@ extension BatchIndex {
     public static let maximumQueryTerms = SearchQuery.maximumTerms
 
     /// How long a search may run before it is stopped: over 250 times the slowest query of a
-    /// 10,000-page batch (README, "Searching a batch"), so only a pathological query meets it.
+    /// 10,000-page batch (docs/search.md), so only a pathological query meets it.
     public static let defaultSearchTimeLimit = Duration.seconds(10)
 
     /// Pages matching a query, ranked by bm25 and then in input order; with `minimumFaces`, only

@@ -26,7 +26,7 @@ struct DroppedText {
 
     /// Words below this confidence do not count as covering their ink: a column of numbers
     /// taken for a word written downwards comes back as garbage of low confidence, and its
-    /// ink is read again. Chosen by measurement (README, "Text the layout dropped").
+    /// ink is read again. Chosen by measurement (docs/reading.md, "Text the layout dropped").
     static let trustedConfidence = 50.0
     /// Words read again below this confidence are dropped: a rule's end, a smudge, a graphic's
     /// edge or an engraving's hatching read as letters. Measured on the 63 real pages of
@@ -46,7 +46,7 @@ struct DroppedText {
     /// How a region is read. Measured on 16 real pages with dropped text (tables, charts, a
     /// form, multi-column pages): a uniform block (psm 6) for every region reads as well as a
     /// single line (psm 7) for one-line regions, within 0.001 F1, and sparse text (psm 11)
-    /// worse by 0.008 (README, "Text the layout dropped").
+    /// worse by 0.008 (docs/reading.md, "Text the layout dropped").
     static let layout = RegionLayout.block
     /// At most this many regions, the largest, are read on one page: a bound on what a page
     /// full of letter-like texture costs (the busiest real page measured, a form, has 60).

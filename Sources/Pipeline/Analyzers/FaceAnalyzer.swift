@@ -11,7 +11,7 @@ public enum FaceDetectorKind: String, Sendable, Codable, Hashable, CaseIterable 
     case cascade
 
     /// The longest side of the copy each scans unless `--face-size` says otherwise, measured
-    /// (README, "Faces"): the CNN's cost grows with the pixels it reads, the cascade's more so.
+    /// (docs/faces.md): the CNN's cost grows with the pixels it reads, the cascade's more so.
     public var defaultDimension: Int {
         switch self {
         case .cnn: 640

@@ -23,7 +23,7 @@ public struct InkCoverage: Sendable, Equatable {
     /// The share of the page's ink in text-like rows without words above which a page is
     /// suspect, and the least such ink, as a share of the page's area, so a stray line of a
     /// footer on a nearly empty page does not flag it. Chosen by measurement (`ReviewTests`;
-    /// README, "Pages to review").
+    /// docs/report.md, "Pages to review").
     public static let suspectShare = 0.12
     public static let suspectArea = 0.0015
 

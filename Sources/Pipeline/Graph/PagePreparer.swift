@@ -170,7 +170,7 @@ final class PagePreparer {
         return detector
     }
 
-    // MARK: Decisions, each from measurements on real pages (see the Pipeline README)
+    // MARK: Decisions, each from measurements on real pages (docs/reading.md gives the figures)
 
     /// The page in grey, averaged down by `factor` on each side.
     private static func grey(_ raster: Raster, reducedBy factor: Int) -> Raster {
