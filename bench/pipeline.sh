@@ -5,12 +5,12 @@
 # OCR, and peak memory for 20 pages against the same pages ten times over. The ratio against two
 # Tesseract processes moves by several percent from run to run on a shared machine, so Gloss and
 # the CLI run back to back ROUNDS times (default 5) and the median ratio is the figure.
-#   [ROUNDS=5] bench/pipeline.sh
+#   [ROUNDS=5] [GLOSS=/path/to/gloss] bench/pipeline.sh   (GLOSS: another build, such as a baseline)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gloss="$(swift build -c release --show-bin-path)/gloss"
+gloss="${GLOSS:-$(swift build -c release --show-bin-path)/gloss}"
 mkdir -p "$work/pages"
 for seed in $(seq 0 19); do
     photo=()
