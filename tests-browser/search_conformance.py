@@ -15,7 +15,8 @@ that the listing in the page shows the same pages. SQLite is given each query as
 gives it (read as plain phrases unless it uses FTS5's syntax, or as written with --fts; then
 repeats side by side dropped, at most 64 terms: window.glossQuery.prepare), each query both ways,
 and the reading and the limit are checked against the cases `gloss search`'s tests use too
-(query_rule.json, query_limits.json); a query
+(query_rule.json, query_limits.json); so are the words given unquoted after DIR (query_words.json:
+joined by spaces, then typed into the box and listed as SQLite finds them); a query
 of 20,000 words and one past the time limit must come back at once, refused or stopped. Then the same again with N (default 300)
 random queries over random pages (fixed seed), to reach combinations no list thinks of. Needs python3-selenium, chromium and
 chromium-driver; without them it says so and exits 0. The last line is "N passed, N failed".
@@ -98,6 +99,11 @@ UI_QUERIES = ["harbour", "quick NOT harbour", "caf*", "Café's", "harbour harbou
 LIMITS = json.load(open(os.path.join(ROOT, "tests-browser/query_limits.json"), encoding="utf-8"))
 # How a query is read (plain phrases, or FTS5's syntax when it uses it), as gloss search reads it.
 RULE = json.load(open(os.path.join(ROOT, "tests-browser/query_rule.json"), encoding="utf-8"))
+# Unquoted words after DIR (gloss search DIR Morgan Stanley), joined as gloss search joins them:
+# each query is typed into the box too, and compared with SQLite both ways.
+JOINED = json.load(open(os.path.join(ROOT, "tests-browser/query_words.json"), encoding="utf-8"))
+QUERIES += [case[1] for case in JOINED["cases"]]
+UI_QUERIES += [case[1] for case in JOINED["cases"]]
 # Repeats dropped before FTS5 and the browser see them, and too many terms refused by both.
 QUERIES += [case[0] for case in LIMITS["cases"] if "NEAR(" not in case[0]] + [
     " ".join(["harbour"] * 20000), " ".join(["\"quick brown\""] * 300) + " fox", "the the NOT harbour harbour",
@@ -336,6 +342,8 @@ def main():
             report(given.get("query") == expected and ("error" in given) == (expected is None),
                    "limit of %r" % query[:80], "browser %r, gloss search %r" % (given, expected))
             report(limited(query, True) == given, "--fts takes %r as written" % query[:80])
+        for words, query in JOINED["cases"]:
+            report(" ".join(words) == query, "words %r join to %r" % (words, query))
         for query, expected in RULE["cases"]:
             given = limited(query)
             report(given.get("query") == expected, "reading of %r" % query, "browser %r, gloss search %r" % (given, expected))

@@ -62,33 +62,60 @@ public enum GlossCommand {
           annotate INPUT... -o DIR   Read images (files or folders) and write a browsable report
           ocr IMAGE                  Print one page's JSON with its text (words, lines, boxes)
           faces IMAGE                Print one page's JSON with its faces (boxes, eyes, mouth)
-          search DIR QUERY           Search the text of a batch (words, "phrases", prefix*, OR, NOT)
+          search DIR QUERY...        Search the text of a batch (words, "phrases", prefix*, OR, NOT)
           merge SHARD... -o DIR      Merge batches run as shards (annotate --shard K/N) into one
 
         Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
 
         """
 
+    /// The settings a command starts from: every default the help shows is read from these.
+    static let defaults = AnnotationSettings()
+
     static let recognitionOptions: [OptionSpec] = [
-        .option("lang", short: "l", value: "LANGS", "Tesseract languages, joined with + (default: eng)"),
-        .option("psm", value: "MODE", "Tesseract page segmentation mode, 0-13 (default: 3, automatic)"),
-        .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
+        .option("lang", short: "l", value: "LANGS", "Tesseract languages, joined with +",
+                default: defaults.recognition.languages.joined(separator: "+")),
+        .option("psm", value: "MODE", "Tesseract page segmentation mode, 0-13, as 'tesseract --help-psm' lists them",
+                default: String(defaults.recognition.pageSegmentationMode)),
+        maxPixelsOption,
         maxFileSizeOption,
-        .option("pdf-resolution", value: "PPI", "render PDF pages at PPI, except full-page scans, kept at their own (default: 300)"),
+        .option("pdf-resolution", value: "PPI", "render PDF pages at PPI, except full-page scans, kept at their own",
+                default: String(defaults.pdfResolution)),
         .flag("skip-text", "keep the text of PDF pages that already have a text layer, and do not OCR them"),
-        .option("prepare", value: "STEPS", "auto: turn, level and scale each page as it needs, and read dropped text again; "
-                    + "none: read pages as they come; or some of orientation,deskew,scale,reread (default: auto)"),
-        .flag("help", short: "h", "show this help"),
+        .list("prepare", value: "STEPS", of: PreparationSteps.named.map(\.name), whole: ["auto", "none"],
+              "how pages are prepared: auto turns, levels, flattens and scales each as it needs and reads "
+                  + "dropped text again; none reads them as they come",
+              default: preparationText(defaults.prepare)),
+        helpOption,
     ]
 
+    static let helpOption = OptionSpec.flag("help", short: "h", "show this help")
+
+    static let maxPixelsOption = OptionSpec.option(
+        "max-pixels", value: "N", "refuse images larger than N pixels before decoding", default: String(defaults.pixelLimit))
+
     static let maxFileSizeOption = OptionSpec.option(
-        "max-file-size", value: "BYTES", "refuse files (and downloads) larger than this, such as 500M (default: 2G)")
+        "max-file-size", value: "BYTES", "refuse files (and downloads) larger than this, such as 500M",
+        default: ParsedArguments.byteText(Annotator().maxFileSize))
+
+    /// `--prepare`'s value for `steps`: `auto`, `none`, or the steps' names.
+    static func preparationText(_ steps: PreparationSteps) -> String {
+        steps == .auto ? "auto" : steps.isEmpty ? "none" : steps.names.joined(separator: ",")
+    }
+
+    static let faceSizeOption = OptionSpec.option(
+        "face-size", value: "PIXELS", "longest side of the copy scanned for faces",
+        default: FaceDetectorKind.allCases.map { "\($0.defaultDimension) for \($0.rawValue)" }.joined(separator: ", "))
+
+    static let faceModelOption = OptionSpec.option(
+        "face-model", value: "FILE", "a YuNet model in Gloss's format instead of the built-in one (models/yunet)")
 
     static let faceOptions: [OptionSpec] = [
-        .option("faces", value: "DETECTOR", "how faces are found: cnn (YuNet, the default), cascade (OpenCV's Haar) or none"),
+        .choice("faces", value: "DETECTOR", of: FaceDetectorKind.allCases.map(\.rawValue) + ["none"],
+                "how faces are found: cnn is YuNet, cascade OpenCV's Haar cascades", default: defaults.faceDetector.rawValue),
         .flag("no-faces", "the same as --faces none"),
-        .option("face-size", value: "PIXELS", "longest side of the copy scanned for faces (default: 640 for cnn, 1024 for cascade)"),
-        .option("face-model", value: "FILE", "a YuNet model in Gloss's format instead of the built-in one (models/yunet)"),
+        faceSizeOption,
+        faceModelOption,
     ]
 
     /// `--faces`, `--no-faces` and `--face-size`.
@@ -98,7 +125,7 @@ public enum GlossCommand {
         case "none": settings.detectFaces = false
         case let name?:
             guard let kind = FaceDetectorKind(rawValue: name) else {
-                throw UsageError("--faces takes cnn, cascade or none, not '\(name)'")
+                throw UsageError("--faces takes \(OptionSpec.alternatives(FaceDetectorKind.allCases.map(\.rawValue) + ["none"])), not '\(name)'")
             }
             settings.faceDetector = kind
         }
@@ -108,7 +135,7 @@ public enum GlossCommand {
     }
 
     static func settings(from arguments: ParsedArguments) throws -> AnnotationSettings {
-        var settings = AnnotationSettings()
+        var settings = defaults
         if let languages = arguments.value("lang") {
             let list = languages.split(separator: "+").map(String.init)
             guard !list.isEmpty, list.allSatisfy({ $0.allSatisfy { $0.isLetter || $0 == "_" } }) else {
@@ -116,13 +143,14 @@ public enum GlossCommand {
             }
             settings.recognition.languages = list
         }
-        settings.recognition.pageSegmentationMode = try arguments.integer("psm", in: 0...13) ?? 3
+        settings.recognition.pageSegmentationMode = try arguments.integer("psm", in: 0...13) ?? settings.recognition.pageSegmentationMode
         settings.pixelLimit = try arguments.integer("max-pixels", in: 1...Int(Int32.max)) ?? settings.pixelLimit
         settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
         settings.skipText = arguments.has("skip-text")
         if let mode = arguments.value("prepare") {
             guard let prepare = PreparationSteps(parsing: mode) else {
-                throw UsageError("--prepare takes auto, none or steps joined with commas (orientation,deskew,scale,reread), not '\(mode)'")
+                throw UsageError("--prepare takes auto, none or steps joined with commas ("
+                                 + PreparationSteps.named.map(\.name).joined(separator: ",") + "), not '\(mode)'")
             }
             settings.prepare = prepare
         }
@@ -133,15 +161,17 @@ public enum GlossCommand {
 
     static let annotateOptions: [OptionSpec] = [
         .option("output", short: "o", value: "DIR", "where to write the report (required)"),
-        .option("jobs", short: "j", value: "N", "pages read at once, one engine each (default: number of cores)"),
+        .option("jobs", short: "j", value: "N", "pages read at once, one engine each",
+                default: "\(Annotator().jobs), the number of cores"),
     ] + faceOptions + [
-        .option("format", short: "f", value: "LIST",
-                "what to write per page, comma separated: html,json,hocr,alto,tsv,txt,pdf (default: html,json); pdf is one per input file; "
-                    + "iiif adds the batch's IIIF manifest"),
+        .list("format", short: "f", value: "LIST", of: OutputFormat.allCases.map(\.rawValue) + [iiifFormatName],
+              "what to write per page (pdf: one per input file; iiif: the batch's IIIF manifest)",
+              default: OutputFormat.allCases.filter(defaults.formats.contains).map(\.rawValue).joined(separator: ",")),
         .option("iiif-base", value: "URL", "where DIR will be published: write the IIIF manifest with ids under this URL"),
         .option("timeout", value: "SECONDS", "cancel a page still running after this long and mark it timedOut"),
         .option("input-list", value: "FILE", "read more inputs from FILE, one path or URL per line ('-' for stdin)"),
-        .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long (default: 60)"),
+        .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long",
+                default: secondsText(RemoteFetchOptions().totalTimeout)),
         .flag("force", "recompute pages an earlier run into DIR already finished"),
         .flag("wait", "when another gloss run is writing DIR, wait for it rather than stop"),
         .option("shard", value: "K/N", "read only shard K of N (from 0) of the inputs; 'auto' asks Kubernetes or Slurm"),
@@ -149,23 +179,35 @@ public enum GlossCommand {
         .flag("quiet", short: "q", "print only errors"),
     ] + recognitionOptions
 
+    static let annotateCommand = CommandSpec(
+        usage: "gloss annotate INPUT... -o DIR [options]",
+        summary: """
+            Reads every page of the images given (folders are searched recursively), finds their text
+            and faces, and writes DIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.<format>.
+            Re-running the same command skips the pages already finished; Ctrl-C stops cleanly.
+            """,
+        options: annotateOptions)
+
+    /// `--format`'s name for the batch's IIIF manifest, which is not a page format.
+    static let iiifFormatName = "iiif"
+
+    /// A duration as a number of seconds, as `--timeout` and the like take it: `60`, `2.5`.
+    static func secondsText(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds == 0 ? String(seconds) : String(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
     static func annotate(_ words: ArraySlice<String>) async throws -> Int32 {
-        let arguments = try ParsedArguments(words, options: annotateOptions)
+        let arguments = try annotateCommand.parse(words)
         if arguments.has("help") {
-            print(helpText(usage: "gloss annotate INPUT... -o DIR [options]",
-                           summary: """
-                               Reads every page of the images given (folders are searched recursively), finds their text
-                               and faces, and writes DIR/index.html, DIR/gloss.json and, per page, DIR/pages/<id>.<format>.
-                               Re-running the same command skips the pages already finished; Ctrl-C stops cleanly.
-                               """,
-                           options: annotateOptions), terminator: "")
+            print(annotateCommand.help, terminator: "")
             return 0
         }
         guard let output = arguments.value("output") else { throw UsageError("annotate needs -o DIR") }
         var inputs = arguments.operands
         if let list = arguments.value("input-list") { inputs += try readInputList(list) }
         guard !inputs.isEmpty else { throw UsageError("annotate needs at least one INPUT") }
-        let jobs = try arguments.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let jobs = try arguments.integer("jobs", in: 1...256) ?? Annotator().jobs
         var settings = try settings(from: arguments)
         try applyFaceOptions(arguments, to: &settings)
         if let list = arguments.value("format") { try applyFormats(list, to: &settings) }
@@ -224,12 +266,12 @@ public enum GlossCommand {
     /// from the page JSON and so brings it along.
     static func applyFormats(_ list: String, to settings: inout AnnotationSettings) throws {
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        let pageFormats = names.filter { $0.lowercased() != "iiif" }
+        let pageFormats = names.filter { $0.lowercased() != iiifFormatName }
         if pageFormats.count < names.count { settings.iiif = settings.iiif ?? IIIFOutput() }
         do {
             settings.formats = pageFormats.isEmpty ? [] : try OutputFormat.parseList(pageFormats.joined(separator: ","))
         } catch {
-            throw UsageError("--format: \(error), iiif")
+            throw UsageError("--format: \(error), \(iiifFormatName)")
         }
     }
 
@@ -268,32 +310,35 @@ public enum GlossCommand {
 
     // MARK: ocr, faces
 
+    /// The page `ocr` and `faces` read when `--page` is not given, from 1.
+    static let defaultPage = 1
+
     static let pageOptions: [OptionSpec] = [
-        .option("page", value: "N", "which page of a multi-page file, from 1 (default: 1)"),
+        .option("page", value: "N", "which page of a multi-page file, from 1", default: String(defaultPage)),
     ]
 
+    static let ocrCommand = CommandSpec(
+        usage: "gloss ocr IMAGE [options]",
+        summary: "Prints the page JSON of one page: its text, words and lines with boxes in pixels.",
+        options: pageOptions + recognitionOptions)
+
+    static let facesCommand = CommandSpec(
+        usage: "gloss faces IMAGE [options]",
+        summary: "Prints the page JSON of one page with its faces: boxes, eyes, nose, mouth and smile, in pixels.",
+        options: pageOptions + [
+            .choice("faces", value: "DETECTOR", of: FaceDetectorKind.allCases.map(\.rawValue),
+                    "how faces are found: cnn is YuNet, cascade OpenCV's Haar cascades", default: defaults.faceDetector.rawValue),
+            faceSizeOption, faceModelOption, maxPixelsOption, maxFileSizeOption, helpOption,
+        ])
+
     static func ocr(_ words: ArraySlice<String>) async throws -> Int32 {
-        try await readOnePage(
-            words, usage: "gloss ocr IMAGE [options]",
-            summary: "Prints the page JSON of one page: its text, words and lines with boxes in pixels.",
-            options: pageOptions + recognitionOptions
-        ) { settings, _ in
+        try await readOnePage(words, command: ocrCommand) { settings, _ in
             settings.detectFaces = false
         }
     }
 
     static func faces(_ words: ArraySlice<String>) async throws -> Int32 {
-        try await readOnePage(
-            words, usage: "gloss faces IMAGE [options]",
-            summary: "Prints the page JSON of one page with its faces: boxes, eyes, nose, mouth and smile, in pixels.",
-            options: pageOptions + [
-                .option("faces", value: "DETECTOR", "how faces are found: cnn (YuNet, the default) or cascade (OpenCV's Haar)"),
-                faceOptions[2], faceOptions[3],
-                .option("max-pixels", value: "N", "refuse images larger than N pixels before decoding (default: 150000000)"),
-                maxFileSizeOption,
-                .flag("help", short: "h", "show this help"),
-            ]
-        ) { settings, arguments in
+        try await readOnePage(words, command: facesCommand) { settings, arguments in
             settings.recognizeText = false
             try applyFaceOptions(arguments, to: &settings)
             guard settings.detectFaces else { throw UsageError("gloss faces needs a detector: --faces cnn or cascade") }
@@ -302,18 +347,17 @@ public enum GlossCommand {
 
     /// The shared body of the one-page commands: parse, read the page, print its JSON.
     static func readOnePage(
-        _ words: ArraySlice<String>, usage: String, summary: String, options: [OptionSpec],
-        adjust: (inout AnnotationSettings, ParsedArguments) throws -> Void
+        _ words: ArraySlice<String>, command: CommandSpec, adjust: (inout AnnotationSettings, ParsedArguments) throws -> Void
     ) async throws -> Int32 {
-        let arguments = try ParsedArguments(words, options: options)
+        let arguments = try command.parse(words)
         if arguments.has("help") {
-            print(helpText(usage: usage, summary: summary, options: options), terminator: "")
+            print(command.help, terminator: "")
             return 0
         }
         guard arguments.operands.count == 1, let path = arguments.operands.first else {
             throw UsageError("expected exactly one IMAGE")
         }
-        let page = try arguments.integer("page", in: 1...1_000_000) ?? 1
+        let page = try arguments.integer("page", in: 1...1_000_000) ?? defaultPage
         var settings = try settings(from: arguments)
         try adjust(&settings, arguments)
         var annotator = Annotator(settings: settings, jobs: 1)

@@ -7,40 +7,54 @@ import GlossReports
 
 /// `gloss search` and `gloss merge`: the batch's database from the command line.
 extension GlossCommand {
+    /// The most pages `search` lists unless `--limit` says otherwise.
+    static let defaultSearchLimit = 20
+
     static let searchOptions: [OptionSpec] = [
         .flag("json", "print the results as JSON, for scripts"),
         .flag("fts", "read QUERY as FTS5 syntax as written, even when it looks like plain words"),
         .option("faces", value: "N", "only pages with at least N faces (with no QUERY: list those pages)"),
-        .option("limit", short: "n", value: "N", "at most N pages (default: 20)"),
-        .option("time-limit", value: "SECONDS", "stop a search still running after this long (default: 10)"),
-        .flag("help", short: "h", "show this help"),
+        .option("limit", short: "n", value: "N", "at most N pages", default: String(defaultSearchLimit)),
+        .option("time-limit", value: "SECONDS", "stop a search still running after this long",
+                default: secondsText(BatchIndex.defaultSearchTimeLimit)),
+        helpOption,
     ]
 
+    static let searchCommand = CommandSpec(
+        usage: "gloss search DIR QUERY... [options]",
+        summary: """
+            Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is words, all of
+            which must occur, and "quoted phrases", punctuation included (don't, e-mail, 12:30 each
+            find the phrase of their words); the words after DIR are one query, joined by spaces as
+            if typed into the report's search box, so quotes are needed only for a phrase. It is read
+            as an FTS5 query only when it uses FTS5's syntax on purpose: AND, OR or NOT in capitals,
+            NEAR(, a * ending a word or a "phrase"* (prefix), or a ^ starting one (first word); then
+            parentheses group, and words holding punctuation must be quoted. --fts reads every QUERY
+            as FTS5 syntax (also + and column filters). Case and accents do not matter; a word
+            repeated next to itself counts once, and a query may look for at most
+            \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by bm25. Exit status: 0 when
+            something matched, 1 when nothing did, 2 when the search could not be made (a wrong
+            command line or query, a missing or damaged database, the time limit).
+            """,
+        options: searchOptions)
+
+    /// The query the words after DIR make: joined by single spaces, as the report's search box
+    /// reads what is typed into it (the words between spaces); nil when there are none.
+    static func searchQuery(_ words: some Collection<String>) -> String? {
+        words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
     static func search(_ words: ArraySlice<String>) async throws -> Int32 {
-        let arguments = try ParsedArguments(words, options: searchOptions)
+        let arguments = try searchCommand.parse(words)
         if arguments.has("help") {
-            print(helpText(usage: "gloss search DIR QUERY [options]",
-                           summary: """
-                               Searches the text of a batch that 'gloss annotate' wrote into DIR. QUERY is words, all of
-                               which must occur, and "quoted phrases", punctuation included (don't, e-mail, 12:30 each
-                               find the phrase of their words). It is read as an FTS5 query only when it uses FTS5's
-                               syntax on purpose: AND, OR or NOT in capitals, NEAR(, a * ending a word or a "phrase"*
-                               (prefix), or a ^ starting one (first word); then parentheses group, and words holding
-                               punctuation must be quoted. --fts reads every QUERY as FTS5 syntax (also + and column
-                               filters). Case and accents do not matter; a word repeated next to itself counts once, and
-                               a query may look for at most \(BatchIndex.maximumQueryTerms) terms. Pages are ranked by
-                               bm25. Exit status: 0 when something matched, 1 when nothing did, 2 when the search could
-                               not be made (a wrong command line or query, a missing or damaged database, the time limit).
-                               """,
-                           options: searchOptions), terminator: "")
+            print(searchCommand.help, terminator: "")
             return 0
         }
         let minimumFaces = try arguments.integer("faces", in: 0...100_000)
-        let limit = try arguments.integer("limit", in: 1...1_000_000) ?? 20
+        let limit = try arguments.integer("limit", in: 1...1_000_000) ?? defaultSearchLimit
         let timeLimit = try arguments.seconds("time-limit") ?? BatchIndex.defaultSearchTimeLimit
         guard let folder = arguments.operands.first else { throw UsageError("search needs DIR") }
-        guard arguments.operands.count <= 2 else { throw UsageError("put a query of several words in quotes") }
-        let query = arguments.operands.count == 2 ? arguments.operands[1] : nil
+        let query = searchQuery(arguments.operands.dropFirst())
         guard query != nil || minimumFaces != nil else { throw UsageError("search needs a QUERY, or --faces N") }
 
         guard FileManager.default.fileExists(atPath: folder) else { throw UsageError("\(folder): no such batch folder") }
@@ -57,6 +71,11 @@ extension GlossCommand {
         if arguments.has("json") {
             let output = SearchOutput(query: query, results: results)
             FileHandle.standardOutput.write(Data(try JSONOutput.encode(output) + [0x0A]))
+        } else if results.isEmpty {
+            // On stderr, so that a script reading the results still reads none.
+            let faces = minimumFaces.map { "at least " + BatchSummary.count($0, "face") }
+            printError("gloss: " + (query.map { "no page matches '\($0)'" + (faces.map { " with " + $0 } ?? "") }
+                                    ?? "no page has " + (faces ?? "")))
         } else {
             FileHandle.standardOutput.write(Data(results.map(\.text).joined().utf8))
         }
@@ -67,18 +86,21 @@ extension GlossCommand {
         .option("output", short: "o", value: "DIR", "the batch to merge into (required; created if missing)"),
         .flag("wait", "when another gloss run is writing DIR, wait for it rather than stop"),
         .flag("quiet", short: "q", "print only errors"),
-        .flag("help", short: "h", "show this help"),
+        helpOption,
     ]
 
+    static let mergeCommand = CommandSpec(
+        usage: "gloss merge SHARD... -o DIR",
+        summary: """
+            Merges the outputs of 'gloss annotate --shard K/N' runs into one batch in DIR: pages, index
+            database, manifest and report. Merging a shard again changes nothing.
+            """,
+        options: mergeOptions)
+
     static func merge(_ words: ArraySlice<String>) async throws -> Int32 {
-        let arguments = try ParsedArguments(words, options: mergeOptions)
+        let arguments = try mergeCommand.parse(words)
         if arguments.has("help") {
-            print(helpText(usage: "gloss merge SHARD... -o DIR",
-                           summary: """
-                               Merges the outputs of 'gloss annotate --shard K/N' runs into one batch in DIR: pages, index
-                               database, manifest and report. Merging a shard again changes nothing.
-                               """,
-                           options: mergeOptions), terminator: "")
+            print(mergeCommand.help, terminator: "")
             return 0
         }
         guard let output = arguments.value("output") else { throw UsageError("merge needs -o DIR") }

@@ -1,27 +1,63 @@
 import CLeptonica
 import GlossGeometry
 
-/// The encoded formats Gloss reads, as Leptonica recognises them from the bytes (and PDF, from
-/// its `%PDF-` signature).
-public enum ImageFormat: String, Sendable {
+/// The encoded formats Gloss reads: the one table of input kinds. The folder walk takes the
+/// file name endings it looks for from it, the decoder the signatures it recognises, and the
+/// start of a batch whether a file may hold several pages; each format's decoder is chosen by an
+/// exhaustive `switch` in `ImageFile`, so a format added here is read everywhere or not compiled.
+public enum ImageFormat: String, Sendable, CaseIterable {
     case png, jpeg, tiff, pnm, webp, gif, bmp, jp2, pdf
 
+    /// How one format is named, found and read.
+    public struct Kind: Sendable {
+        /// As people write it in messages.
+        public var name: String
+        /// The file name endings that mark it in a folder, lower case, without the dot.
+        public var extensions: [String]
+        /// Leptonica's codes for the signatures (magic numbers) it recognises as this format;
+        /// empty for PDF, whose `%PDF-` Gloss finds itself, anywhere in the first kilobyte.
+        var signatures: [Int]
+        /// Whether one file may hold several pages, which the workers of a batch then share.
+        public var holdsPages: Bool
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .png: Kind(name: "PNG", extensions: ["png"], signatures: [IFF_PNG], holdsPages: false)
+        case .jpeg: Kind(name: "JPEG", extensions: ["jpg", "jpeg"], signatures: [IFF_JFIF_JPEG], holdsPages: false)
+        case .tiff:
+            Kind(name: "TIFF", extensions: ["tif", "tiff"],
+                 signatures: [IFF_TIFF, IFF_TIFF_PACKBITS, IFF_TIFF_RLE, IFF_TIFF_G3, IFF_TIFF_G4, IFF_TIFF_LZW, IFF_TIFF_ZIP,
+                              IFF_TIFF_JPEG],
+                 holdsPages: true)
+        case .pnm: Kind(name: "PNM", extensions: ["pnm", "pbm", "pgm", "ppm"], signatures: [IFF_PNM], holdsPages: false)
+        case .webp: Kind(name: "WebP", extensions: ["webp"], signatures: [IFF_WEBP], holdsPages: false)
+        // Only the first image of an animation is read.
+        case .gif: Kind(name: "GIF", extensions: ["gif"], signatures: [IFF_GIF], holdsPages: false)
+        case .bmp: Kind(name: "BMP", extensions: ["bmp"], signatures: [IFF_BMP], holdsPages: false)
+        // Leptonica tells both JPEG 2000 forms by their signatures, the JP2 boxes and the bare
+        // codestream, and openjpeg decodes both.
+        case .jp2: Kind(name: "JP2", extensions: ["jp2", "j2k"], signatures: [IFF_JP2], holdsPages: false)
+        case .pdf: Kind(name: "PDF", extensions: ["pdf"], signatures: [], holdsPages: true)
+        }
+    }
+
     /// As people write it in messages.
-    public var name: String { self == .webp ? "WebP" : rawValue.uppercased() }
+    public var name: String { kind.name }
+
+    /// Every file name ending Gloss reads, lower case, without the dot.
+    public static let fileExtensions: Set<String> = Set(allCases.flatMap(\.kind.extensions))
+
+    /// The format a file name's ending marks (any case); nil for one Gloss does not read.
+    public init?(fileExtension: String) {
+        let lowered = fileExtension.lowercased()
+        guard let format = Self.allCases.first(where: { $0.kind.extensions.contains(lowered) }) else { return nil }
+        self = format
+    }
 
     init?(leptonica code: Int32) {
-        switch Int(code) {
-        case IFF_PNG: self = .png
-        case IFF_JFIF_JPEG: self = .jpeg
-        case IFF_TIFF, IFF_TIFF_PACKBITS, IFF_TIFF_RLE, IFF_TIFF_G3, IFF_TIFF_G4, IFF_TIFF_LZW,
-             IFF_TIFF_ZIP, IFF_TIFF_JPEG: self = .tiff
-        case IFF_PNM: self = .pnm
-        case IFF_WEBP: self = .webp
-        case IFF_GIF: self = .gif
-        case IFF_BMP: self = .bmp
-        case IFF_JP2: self = .jp2
-        default: return nil
-        }
+        guard let format = Self.allCases.first(where: { $0.kind.signatures.contains(Int(code)) }) else { return nil }
+        self = format
     }
 }
 
@@ -294,7 +330,7 @@ public struct ImageFile: Sendable {
             guard let pdf else { break }
             let (raster, plan) = try pdf.render(page: index, pixelLimit: pixelLimit)
             return (raster, plan.resolution, plan.size)
-        default:
+        case .tiff, .pnm, .gif, .bmp, .jp2:
             break
         }
         var problem: String?
@@ -314,7 +350,7 @@ public struct ImageFile: Sendable {
             } else {
                 image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
             }
-        default:
+        case .pnm, .bmp, .jp2, .png, .jpeg, .webp, .pdf:
             image = LeptonicaImage(pixReadMem(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
         }
         guard let image else {

@@ -2,25 +2,76 @@ import GlossContract
 import Foundation
 
 /// The files Gloss can write for a page, chosen with `--format`.
+///
+/// The one list of formats: `--format`'s names and help, the viewer's downloads, and what
+/// `renderPage` and `renderCombined` write all come from it. Every `switch` over it is
+/// exhaustive, so adding a format (a case here and a type that writes it) is refused by the
+/// compiler until each place says what it does with it.
 public enum OutputFormat: String, CaseIterable, Sendable, Codable {
     case html, json, hocr, alto, tsv, txt, pdf
+
+    /// How a format's files are made.
+    enum Writer {
+        /// From the page's report alone, one file a page.
+        case page(any PageDocument.Type)
+        /// From the page's report alone, one file a page, and one document holding every page
+        /// of a multi-page input file.
+        case pages(any PagesDocument.Type)
+        /// From the page's picture too, by `SearchablePDF`: one file an input file.
+        case picture
+    }
+
+    var writer: Writer {
+        switch self {
+        case .html: .page(PageView.self)
+        case .json: .page(PageJSON.self)
+        case .hocr: .pages(HOCRDocument.self)
+        case .alto: .pages(ALTODocument.self)
+        case .tsv: .page(TSVDocument.self)
+        case .txt: .page(PlainText.self)
+        case .pdf: .picture
+        }
+    }
 
     /// What the file name ends with, without the dot. ALTO gets `alto.xml` so it is told apart
     /// from other XML at a glance and still opens as XML.
     public var fileExtension: String {
         switch self {
+        case .html, .json, .hocr, .tsv, .txt, .pdf: rawValue
         case .alto: "alto.xml"
-        default: rawValue
+        }
+    }
+
+    /// The name a person knows the format by, as the viewer offers its download.
+    public var displayName: String {
+        switch self {
+        case .html: "HTML"
+        case .json: "JSON"
+        case .hocr: "hOCR"
+        case .alto: "ALTO XML"
+        case .tsv: "TSV"
+        case .txt: "Plain text"
+        case .pdf: "Searchable PDF"
         }
     }
 
     /// Formats that also have one combined document for a multi-page input file. A PDF has
     /// only that one: a multi-page input gets a single PDF of all its pages.
-    public var combines: Bool { self == .hocr || self == .alto || self == .pdf }
+    public var combines: Bool {
+        switch writer {
+        case .page: false
+        case .pages, .picture: true
+        }
+    }
 
     /// Formats made from the report alone, by `renderPage`; a PDF also needs the page's picture
     /// (`SearchablePDF`).
-    public var isText: Bool { self != .pdf }
+    public var isText: Bool {
+        switch writer {
+        case .page, .pages: true
+        case .picture: false
+        }
+    }
 
     public static let defaults: Set<OutputFormat> = [.html, .json]
 
@@ -154,17 +205,14 @@ public func renderPage(
     _ report: PageReport, formats: Set<OutputFormat>, context: ReportContext, links: PageLinks = PageLinks(),
     resolution: Int? = nil
 ) throws -> [RenderedFile] {
-    let source = links.sourceImage ?? report.source
-    return try OutputFormat.allCases.filter { formats.contains($0) && $0.isText }.map { format in
+    let page = PageRendering(report: report, context: context, links: links, sourceImage: links.sourceImage ?? report.source,
+                             resolution: resolution)
+    return try OutputFormat.allCases.filter(formats.contains).compactMap { format in
         let bytes: [UInt8]
-        switch format {
-        case .html: bytes = Array(PageView(report: report, links: links, languages: context.languages, resolution: resolution).render().utf8)
-        case .json: bytes = try JSONOutput.encode(report)
-        case .hocr: bytes = Array(HOCRDocument(pages: [report], context: context, sourceImage: source).render().utf8)
-        case .alto: bytes = Array(ALTODocument(pages: [report], context: context, sourceImage: source).render().utf8)
-        case .tsv: bytes = Array(TSVDocument(report: report).render().utf8)
-        case .txt: bytes = Array((report.text.isEmpty ? "" : report.text + "\n").utf8)
-        case .pdf: preconditionFailure("a PDF is written by SearchablePDF")
+        switch format.writer {
+        case .page(let document): bytes = try document.render(page)
+        case .pages(let document): bytes = try document.render(page)
+        case .picture: return nil
         }
         return RenderedFile(format: format, bytes: bytes)
     }
@@ -179,10 +227,74 @@ public func renderCombined(
 ) -> [RenderedFile] {
     guard let first = reports.first else { return [] }
     let source = sourceImage ?? first.source
-    return OutputFormat.allCases.filter { formats.contains($0) && $0.combines && $0.isText }.map { format in
-        let text = format == .hocr
-            ? HOCRDocument(pages: reports, context: context, sourceImage: source).render()
-            : ALTODocument(pages: reports, context: context, sourceImage: source).render()
-        return RenderedFile(format: format, bytes: Array(text.utf8))
+    return OutputFormat.allCases.filter(formats.contains).compactMap { format in
+        switch format.writer {
+        case .pages(let document):
+            RenderedFile(format: format, bytes: document.render(pages: reports, context: context, sourceImage: source))
+        case .page, .picture: nil
+        }
     }
+}
+
+/// What a page's file is made from: its report, and where it sits among the batch's files.
+struct PageRendering {
+    var report: PageReport
+    var context: ReportContext
+    var links: PageLinks
+    /// The input file, as hOCR's `image` and ALTO's `fileName` name it.
+    var sourceImage: String
+    /// The page's pixels per inch when known, which the page view shows.
+    var resolution: Int?
+}
+
+/// A format written for each page from its report alone (`OutputFormat.Writer.page`).
+protocol PageDocument {
+    static func render(_ page: PageRendering) throws -> [UInt8]
+}
+
+/// A format that also holds every page of a multi-page input in one document
+/// (`OutputFormat.Writer.pages`); a page's own file is that document with one page.
+protocol PagesDocument: PageDocument {
+    static func render(pages: [PageReport], context: ReportContext, sourceImage: String) -> [UInt8]
+}
+
+extension PagesDocument {
+    static func render(_ page: PageRendering) -> [UInt8] {
+        render(pages: [page.report], context: page.context, sourceImage: page.sourceImage)
+    }
+}
+
+extension PageView: PageDocument {
+    static func render(_ page: PageRendering) -> [UInt8] {
+        Array(PageView(report: page.report, links: page.links, languages: page.context.languages, resolution: page.resolution)
+            .render().utf8)
+    }
+}
+
+/// The page JSON (`--format json`).
+enum PageJSON: PageDocument {
+    static func render(_ page: PageRendering) throws -> [UInt8] { try JSONOutput.encode(page.report) }
+}
+
+/// The page's text alone, ending in a newline unless there is none (`--format txt`).
+enum PlainText: PageDocument {
+    static func render(_ page: PageRendering) -> [UInt8] {
+        Array((page.report.text.isEmpty ? "" : page.report.text + "\n").utf8)
+    }
+}
+
+extension HOCRDocument: PagesDocument {
+    static func render(pages: [PageReport], context: ReportContext, sourceImage: String) -> [UInt8] {
+        Array(HOCRDocument(pages: pages, context: context, sourceImage: sourceImage).render().utf8)
+    }
+}
+
+extension ALTODocument: PagesDocument {
+    static func render(pages: [PageReport], context: ReportContext, sourceImage: String) -> [UInt8] {
+        Array(ALTODocument(pages: pages, context: context, sourceImage: sourceImage).render().utf8)
+    }
+}
+
+extension TSVDocument: PageDocument {
+    static func render(_ page: PageRendering) -> [UInt8] { Array(TSVDocument(report: page.report).render().utf8) }
 }

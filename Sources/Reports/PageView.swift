@@ -303,9 +303,7 @@ public struct PageView {
     }
 
     /// The outputs offered for download, in this order, with the names a person knows them by.
-    static let downloadOrder: [(String, String)] = [
-        ("json", "JSON"), ("hocr", "hOCR"), ("alto", "ALTO XML"), ("tsv", "TSV"), ("txt", "Plain text"), ("pdf", "Searchable PDF"),
-    ]
+    static let downloadOrder: [(String, String)] = OutputFormat.allCases.filter { $0 != .html }.map { ($0.rawValue, $0.displayName) }
 
     private func timings() -> HTML {
         let stages = report.timings.stages

@@ -112,7 +112,7 @@ public struct Annotator: Sendable {
         let (files, positions, earlier) = (setup.files, setup.positions, setup.earlier)
         // A worker per file, up to `jobs`; all of them when a file may hold several pages,
         // which the workers share.
-        let mayHoldPages = files.contains { ["pdf", "tif", "tiff"].contains(($0.path as NSString).pathExtension.lowercased()) }
+        let mayHoldPages = files.contains { ImageFormat(fileExtension: ($0.path as NSString).pathExtension)?.kind.holdsPages ?? false }
         let (graphs, unavailable) = try await startGraphs(count: mayHoldPages ? jobs : min(jobs, max(1, files.count)))
         for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
             events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))

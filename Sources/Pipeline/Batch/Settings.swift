@@ -5,18 +5,22 @@ import GlossTextRecognition
 
 /// Everything that decides what a page's results are. A finished page is only reused by a
 /// later run with equal settings.
+///
+/// Each setting is declared twice, side by side: here with its default, and in `fields` with
+/// its JSON key, how records from before it existed read, and its part of the fingerprint.
+/// Decoding, encoding and the fingerprint are all made from `fields`.
 public struct AnnotationSettings: Sendable, Codable, Hashable {
-    public var recognition: RecognitionOptions
+    public var recognition = RecognitionOptions()
     /// Images whose header claims more pixels are refused before decoding.
-    public var pixelLimit: Int
+    public var pixelLimit = ImageFile.defaultPixelLimit
     /// The longest side of the display copy written beside each page's HTML.
-    public var displayDimension: Int
+    public var displayDimension = 2000
     /// What is written for every page (`--format`).
-    public var formats: Set<OutputFormat>
-    public var recognizeText: Bool
-    public var detectFaces: Bool
+    public var formats = OutputFormat.defaults
+    public var recognizeText = true
+    public var detectFaces = true
     /// Which detector finds the faces.
-    public var faceDetector: FaceDetectorKind
+    public var faceDetector = FaceDetectorKind.cnn
     /// The longest side of the copy the face detector scans: faces need far fewer pixels than
     /// text, and the scan's cost grows with the pixel count. Nil: the detector's own default.
     public var faceDimension: Int?
@@ -28,83 +32,154 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var iiif: IIIFOutput?
     /// The resolution of PDF pages that are not one full-page scan (`--pdf-resolution`); a
     /// scan is rendered at its own.
-    public var pdfResolution: Int = ImageFile.defaultPDFResolution
+    public var pdfResolution = ImageFile.defaultPDFResolution
     /// Keep the text a PDF page already holds instead of reading it again (`--skip-text`).
-    public var skipText: Bool = false
+    public var skipText = false
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
     /// dropped text read again (`--prepare`).
-    public var prepare: PreparationSteps = .auto
+    public var prepare = PreparationSteps.auto
 
-    public init(
-        recognition: RecognitionOptions = RecognitionOptions(),
-        pixelLimit: Int = ImageFile.defaultPixelLimit,
-        displayDimension: Int = 2000,
-        formats: Set<OutputFormat> = OutputFormat.defaults,
-        recognizeText: Bool = true,
-        detectFaces: Bool = true,
-        faceDetector: FaceDetectorKind = .cnn,
-        faceDimension: Int? = nil,
-        faceModelPath: String? = nil
-    ) {
-        self.recognition = recognition
-        self.pixelLimit = pixelLimit
-        self.displayDimension = displayDimension
-        self.formats = formats
-        self.recognizeText = recognizeText
-        self.detectFaces = detectFaces
-        self.faceDetector = faceDetector
-        self.faceDimension = faceDimension
-        self.faceModelPath = faceModelPath
+    /// The default settings, but for the formats and whether faces are looked for, when given.
+    public init(formats: Set<OutputFormat>? = nil, detectFaces: Bool? = nil) {
+        if let formats { self.formats = formats }
+        if let detectFaces { self.detectFaces = detectFaces }
     }
 }
 
 extension AnnotationSettings {
-    private enum CodingKeys: String, CodingKey {
-        case recognition, pixelLimit, displayDimension, formats, recognizeText, detectFaces, faceDetector, faceDimension
-        case faceModelPath, iiif, pdfResolution, skipText, prepare
+    /// Every setting as it is recorded, in the order it is written. A setting added to the
+    /// struct is added here in one line; a record from before it existed must read as it did.
+    static var fields: [Field] {
+        [
+            Field("recognition", \.recognition),
+            Field("pixelLimit", \.pixelLimit),
+            Field("displayDimension", \.displayDimension),
+            // A set has no order of its own: written sorted, so that the same settings give the
+            // same bytes in every process (manifest, database, merged shards). The fingerprint
+            // names them after its JSON, with `display` when IIIF asks each page for a display
+            // copy that HTML does not already make.
+            Field("formats", \.formats, stored: { $0.sorted { $0.rawValue < $1.rawValue } }, read: Set.init,
+                  fingerprint: .names(standingAs: []) { settings in
+                      settings.formats.map(\.rawValue) + (settings.iiif != nil && !settings.formats.contains(.html) ? ["display"] : [])
+                  }),
+            Field("recognizeText", \.recognizeText),
+            Field("detectFaces", \.detectFaces),
+            // Settings recorded before the CNN detector existed were read with the cascade.
+            Field("faceDetector", \.faceDetector, recorded: .absentMeans(.cascade)),
+            Field("faceDimension", \.faceDimension, recorded: .absentMeans(nil)),
+            Field("faceModelPath", \.faceModelPath, recorded: .absentMeans(nil)),
+            // Written for the whole batch at the end of a run: a run that adds it or moves its
+            // base rewrites the manifest and reads no page again.
+            Field("iiif", \.iiif, recorded: .omittedAt(nil), fingerprint: .ignored(as: nil)),
+            // Left out at their defaults: settings from before PDF input fingerprint as they
+            // did, so their finished pages stay finished.
+            Field("pdfResolution", \.pdfResolution, recorded: .omittedAtDefault),
+            Field("skipText", \.skipText, recorded: .omittedAtDefault),
+            // Without preparation a page reads as it did before it existed, and fingerprints so;
+            // with it, pages finished by an older Gloss are read again.
+            Field("prepare", \.prepare, recorded: .omittedAt(PreparationSteps.none)),
+        ]
     }
 
-    /// Settings recorded before the CNN detector existed were read with the cascade.
+    /// How a setting is recorded, so that records written before it existed still read.
+    enum Recorded<Value> {
+        /// Always written; every record holds it.
+        case required
+        /// Always written; a record without it meant `Value`.
+        case absentMeans(Value)
+        /// Written unless it is `Value`, which a record without it means.
+        case omittedAt(Value)
+        /// Written unless it is the default, which a record without it means.
+        case omittedAtDefault
+    }
+
+    /// What a setting adds to the fingerprint.
+    enum FingerprintPart<Value> {
+        /// Its value, as recorded.
+        case value
+        /// Nothing: the fingerprint is made as if it were `Value`.
+        case ignored(as: Value)
+        /// The names given, sorted, after the JSON, in which it stands as `standingAs`.
+        case names(standingAs: Value, (AnnotationSettings) -> [String])
+    }
+
+    /// One setting's JSON key, how it is read and written, and its part of the fingerprint.
+    struct Field {
+        let key: Key
+        let encode: (AnnotationSettings, inout KeyedEncodingContainer<Key>) throws -> Void
+        let decode: (inout AnnotationSettings, KeyedDecodingContainer<Key>) throws -> Void
+        /// Sets the setting as the fingerprint's JSON holds it.
+        let standIn: (inout AnnotationSettings) -> Void
+        /// What the setting adds after the fingerprint's JSON, if anything.
+        let names: ((AnnotationSettings) -> [String])?
+
+        init<Value: Codable & Equatable>(
+            _ key: String, _ path: WritableKeyPath<AnnotationSettings, Value>, recorded: Recorded<Value> = .required,
+            fingerprint: FingerprintPart<Value> = .value
+        ) {
+            self.init(key, path, stored: { $0 }, read: { $0 }, recorded: recorded, fingerprint: fingerprint)
+        }
+
+        /// A setting written in another form, `stored`, and read back from it by `read`.
+        init<Value: Equatable, Stored: Codable>(
+            _ key: String, _ path: WritableKeyPath<AnnotationSettings, Value>, stored: @escaping (Value) -> Stored,
+            read: @escaping (Stored) -> Value, recorded: Recorded<Value> = .required, fingerprint: FingerprintPart<Value> = .value
+        ) {
+            let key = Key(key)
+            self.key = key
+            let absent: Value? = switch recorded {
+            case .required: nil
+            case .absentMeans(let value), .omittedAt(let value): value
+            case .omittedAtDefault: AnnotationSettings()[keyPath: path]
+            }
+            let omitted: Value? = switch recorded {
+            case .required, .absentMeans: nil
+            case .omittedAt, .omittedAtDefault: absent
+            }
+            encode = { settings, container in
+                let value = settings[keyPath: path]
+                if let omitted, value == omitted { return }
+                try container.encode(stored(value), forKey: key)
+            }
+            decode = { settings, container in
+                if let absent {
+                    settings[keyPath: path] = try container.decodeIfPresent(Stored.self, forKey: key).map(read) ?? absent
+                } else {
+                    settings[keyPath: path] = read(try container.decode(Stored.self, forKey: key))
+                }
+            }
+            switch fingerprint {
+            case .value:
+                standIn = { _ in }
+                names = nil
+            case .ignored(let value):
+                standIn = { $0[keyPath: path] = value }
+                names = nil
+            case .names(let value, let list):
+                standIn = { $0[keyPath: path] = value }
+                names = list
+            }
+        }
+    }
+
+    /// A setting's JSON key.
+    struct Key: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        recognition = try container.decode(RecognitionOptions.self, forKey: .recognition)
-        pixelLimit = try container.decode(Int.self, forKey: .pixelLimit)
-        displayDimension = try container.decode(Int.self, forKey: .displayDimension)
-        formats = try container.decode(Set<OutputFormat>.self, forKey: .formats)
-        recognizeText = try container.decode(Bool.self, forKey: .recognizeText)
-        detectFaces = try container.decode(Bool.self, forKey: .detectFaces)
-        faceDetector = try container.decodeIfPresent(FaceDetectorKind.self, forKey: .faceDetector) ?? .cascade
-        faceDimension = try container.decodeIfPresent(Int.self, forKey: .faceDimension)
-        faceModelPath = try container.decodeIfPresent(String.self, forKey: .faceModelPath)
-        iiif = try container.decodeIfPresent(IIIFOutput.self, forKey: .iiif)
-        pdfResolution = try container.decodeIfPresent(Int.self, forKey: .pdfResolution) ?? ImageFile.defaultPDFResolution
-        skipText = try container.decodeIfPresent(Bool.self, forKey: .skipText) ?? false
-        // Settings recorded before preparation existed read pages as they came.
-        prepare = try container.decodeIfPresent(PreparationSteps.self, forKey: .prepare) ?? PreparationSteps.none
+        let container = try decoder.container(keyedBy: Key.self)
+        self.init()
+        for field in Self.fields { try field.decode(&self, container) }
     }
 
-    /// Written with the formats sorted: a set has no order of its own, and the same settings
-    /// must give the same bytes in every process (manifest, database, merged shards).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(recognition, forKey: .recognition)
-        try container.encode(pixelLimit, forKey: .pixelLimit)
-        try container.encode(displayDimension, forKey: .displayDimension)
-        try container.encode(formats.sorted { $0.rawValue < $1.rawValue }, forKey: .formats)
-        try container.encode(recognizeText, forKey: .recognizeText)
-        try container.encode(detectFaces, forKey: .detectFaces)
-        try container.encode(faceDetector, forKey: .faceDetector)
-        try container.encode(faceDimension, forKey: .faceDimension)
-        try container.encode(faceModelPath, forKey: .faceModelPath)
-        // Left out when off, so that settings without it encode (and fingerprint) as before.
-        try container.encodeIfPresent(iiif, forKey: .iiif)
-        // Likewise left out at their defaults: settings from before PDF input fingerprint as
-        // they did, so their finished pages stay finished.
-        if pdfResolution != ImageFile.defaultPDFResolution { try container.encode(pdfResolution, forKey: .pdfResolution) }
-        if skipText { try container.encode(skipText, forKey: .skipText) }
-        // Without preparation a page reads as it did before it existed, and fingerprints so;
-        // with it, pages finished by an older Gloss are read again.
-        if !prepare.isEmpty { try container.encode(prepare, forKey: .prepare) }
+        var container = encoder.container(keyedBy: Key.self)
+        for field in Self.fields { try field.encode(self, &container) }
     }
 }
 
@@ -117,25 +192,21 @@ extension AnnotationSettings {
     var requiredFormats: Set<OutputFormat> { iiif != nil ? [.json] : [] }
 
     /// A digest of everything that decides a page's results and outputs: equal settings, equal
-    /// fingerprint.
-    ///
-    /// The IIIF output is written for the whole batch at the end of a run, so neither it nor its
-    /// base URL counts: a run that adds it or moves the base rewrites the manifest and reads no
-    /// page again. What it asks of each page does count: a display copy, when HTML does not
-    /// already make one.
+    /// fingerprint. Each setting's part is declared in `fields`: the JSON of the settings with
+    /// their keys sorted, each standing as its part says, then the names some add, then the
+    /// version of Gloss.
     var fingerprint: String {
-        // Sets encode in no fixed order; sorted keys alone would not make this stable.
         var settings = self
-        settings.formats = []
-        settings.iiif = nil
-        var names = self.formats.map(\.rawValue)
-        if iiif != nil && !self.formats.contains(.html) { names.append("display") }
-        let formats = names.sorted().joined(separator: ",")
+        var names: [String] = []
+        for field in Self.fields {
+            field.standIn(&settings)
+            if let list = field.names { names.append(list(self).sorted().joined(separator: ",")) }
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        // Plain values and strings: encoding them cannot fail, and the formats are in the suffix.
+        // Plain values and strings: encoding them cannot fail.
         let bytes = (try? encoder.encode(settings)).map { Array($0) } ?? []
-        return String(SHA256.hex(of: bytes + Array((formats + glossVersion).utf8)).prefix(16))
+        return String(SHA256.hex(of: bytes + Array((names.joined() + glossVersion).utf8)).prefix(16))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GlossGeometry
+import GlossImaging
 
 #if canImport(Glibc)
 import Glibc
@@ -17,9 +18,8 @@ import Glibc
 /// are a run's outputs, and an output folder inside an input folder would otherwise read its
 /// own display copies again on every run.
 public enum InputCollector {
-    public static let imageExtensions: Set<String> = [
-        "png", "jpg", "jpeg", "tif", "tiff", "pnm", "pbm", "pgm", "ppm", "webp", "gif", "bmp", "jp2", "pdf",
-    ]
+    /// The file name endings a folder walk takes, from the table of input kinds (`ImageFormat`).
+    public static let imageExtensions: Set<String> = ImageFormat.fileExtensions
 
     /// The files, each with its path relative to the root it was found under: a folder named
     /// by the user, the folder of a file named directly, or the URL itself. That relative path

@@ -1,0 +1,68 @@
+import Foundation
+import GlossContract
+@testable import GlossPipeline
+import GlossReports
+import Testing
+
+/// The settings as batches record them: the same bytes and the same fingerprint as the Gloss
+/// that wrote the batches already on disk, so that they still resume.
+@Suite struct SettingsTests {
+    /// Every setting away from its default, as `--format html,json,hocr,alto,tsv,txt,pdf,iiif
+    /// --skip-text --pdf-resolution 200 --prepare none --face-size 500` sets them.
+    static var changed: AnnotationSettings {
+        var settings = AnnotationSettings(formats: Set(OutputFormat.allCases))
+        settings.iiif = IIIFOutput()
+        settings.skipText = true
+        settings.pdfResolution = 200
+        settings.prepare = .none
+        settings.faceDimension = 500
+        return settings
+    }
+
+    /// Pinned from the `settingsHash` of batches written by Gloss before the settings were one
+    /// declaration each (commit 0cbab2c).
+    @Test func theFingerprintIsTheOneBatchesOnDiskHold() {
+        #expect(AnnotationSettings().fingerprint == "0914b6ef2d06b805")
+        #expect(AnnotationSettings(detectFaces: false).fingerprint == "0170ea19553b1ede")
+        #expect(Self.changed.fingerprint == "da0faf7adab072d6")
+    }
+
+    @Test func theSettingsAreWrittenAsBefore() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(AnnotationSettings()), as: UTF8.self) == """
+            {"detectFaces":true,"displayDimension":2000,"faceDetector":"cnn","faceDimension":null,"faceModelPath":null,\
+            "formats":["html","json"],"pixelLimit":150000000,"prepare":["orientation","deskew","flatten","scale","reread"],\
+            "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true}
+            """)
+        #expect(String(decoding: try encoder.encode(Self.changed), as: UTF8.self) == """
+            {"detectFaces":true,"displayDimension":2000,"faceDetector":"cnn","faceDimension":500,"faceModelPath":null,\
+            "formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfResolution":200,"pixelLimit":150000000,\
+            "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true,"skipText":true}
+            """)
+        for settings in [AnnotationSettings(), Self.changed] {
+            #expect(try JSONDecoder().decode(AnnotationSettings.self, from: encoder.encode(settings)) == settings)
+        }
+    }
+
+    @Test func anOlderRecordReadsAsItWasMeant() throws {
+        let old = #"{"detectFaces":true,"displayDimension":2000,"formats":["json","html"],"pixelLimit":100,"#
+            + #""recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true}"#
+        let settings = try JSONDecoder().decode(AnnotationSettings.self, from: Data(old.utf8))
+        #expect(settings.faceDetector == .cascade, "before the CNN, faces were found by the cascade")
+        #expect(settings.prepare == .none, "before preparation, pages were read as they came")
+        #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && !settings.skipText && settings.iiif == nil)
+        #expect(settings.formats == [.html, .json] && settings.pixelLimit == 100 && settings.faceDimension == nil)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(AnnotationSettings.self, from: Data(#"{"detectFaces":true}"#.utf8))
+        }
+    }
+
+    @Test func eachSettingIsDeclaredOnce() {
+        let keys = AnnotationSettings.fields.map(\.key.stringValue)
+        #expect(Set(keys).count == keys.count)
+        // Every stored property has its field (a new one without a line there is found here).
+        let properties = Mirror(reflecting: AnnotationSettings()).children.compactMap(\.label)
+        #expect(Set(properties) == Set(keys))
+    }
+}
