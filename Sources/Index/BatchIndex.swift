@@ -30,6 +30,26 @@ public struct IndexedPage: Sendable {
     }
 }
 
+/// Two sources whose pages got one name (page id): the second is refused, so that neither
+/// replaces the other's page, files or words.
+public struct PageNameClash: Error, Sendable, Equatable, CustomStringConvertible {
+    public var name: String
+    /// The source refused, and the one that holds the name.
+    public var source: String
+    public var other: String
+
+    public init(name: String, source: String, other: String) {
+        self.name = name
+        self.source = source
+        self.other = other
+    }
+
+    public var description: String {
+        "\(source) and \(other) have the same page id \(name); the page of \(source) is not kept, so that it does not replace"
+            + " the other (rename one of the files)"
+    }
+}
+
 /// A page as the index lists it, without its words: enough for the manifest and the report.
 public struct IndexedPageSummary: Sendable, Equatable {
     public var name: String
@@ -140,13 +160,25 @@ public final class BatchIndex {
 
     // MARK: Writing pages
 
-    /// Writes one page, replacing any earlier version of it, in one transaction.
+    /// Writes one page, replacing any earlier version of it, in one transaction; a page of
+    /// another source under the same name is never replaced (`PageNameClash`).
     public func record(_ page: IndexedPage) throws {
         try database.transaction("record \(page.name)") {
+            if let other = try source(ofPage: page.name), other != page.report.source {
+                throw PageNameClash(name: page.name, source: page.report.source, other: other)
+            }
             try removePages(where: "name = ?1 OR (input_id = (SELECT id FROM inputs WHERE path = ?2) AND page_index = ?3)",
                             [.text(page.name), .text(page.report.source), SQLValue(page.report.pageIndex)])
             try insert(page)
         }
+    }
+
+    /// The source of the page named `name`, or nil when the index holds no such page.
+    public func source(ofPage name: String) throws -> String? {
+        let statement = try database.prepare("SELECT i.path FROM pages p JOIN inputs i ON i.id = p.input_id WHERE p.name = ?",
+                                             operation: "look up \(name)")
+        try statement.bind([.text(name)])
+        return try statement.step() ? statement.text(0) : nil
     }
 
     /// Whether the index holds a page of this name.

@@ -1,3 +1,5 @@
+import Foundation
+
 extension BatchIndex {
     /// The names of the index's pages, once SQLite's integrity check has found nothing wrong
     /// with it: what a shard must pass before anything is merged from it. Reads only.
@@ -17,6 +19,30 @@ extension BatchIndex {
         return result
     }
 
+    /// A page as a merge checks it: its name, source, page number and files, as the index has them.
+    public struct ListedPage: Sendable, Equatable {
+        public var name: String
+        public var source: String
+        public var pageIndex: Int
+        public var outputs: [String: String]
+    }
+
+    /// Every page of the index, without its words: what a merge checks before it copies a file.
+    /// An `outputs` that does not decode lists no files.
+    public func listedPages() throws -> [ListedPage] {
+        let statement = try database.prepare("""
+            SELECT p.name, i.path, p.page_index, p.outputs FROM pages p JOIN inputs i ON i.id = p.input_id
+            ORDER BY i.position, p.page_index
+            """, operation: "list the pages")
+        var pages: [ListedPage] = []
+        while try statement.step() {
+            let outputs = (try? JSONDecoder().decode([String: String].self, from: Data(statement.text(3).utf8))) ?? [:]
+            pages.append(ListedPage(name: statement.text(0), source: statement.text(1), pageIndex: statement.int(2),
+                                    outputs: outputs))
+        }
+        return pages
+    }
+
     /// Writes a compact copy of the whole index to `path` (which must not exist yet), consistent
     /// even while a writer is at work: how a merge starts from a batch that already holds pages.
     public func copy(to path: String) throws {
@@ -24,7 +50,8 @@ extension BatchIndex {
     }
 
     /// Takes every input and page of the index at `path` into this one, replacing pages it
-    /// already holds under the same name: merging the same shard twice changes nothing.
+    /// already holds under the same name and source: merging the same shard twice changes
+    /// nothing. A name this index gives another source is refused (`PageNameClash`).
     /// One transaction: the merged index has all of the shard or none of it. The shard is
     /// attached for reading only (immutable on a read-only mount), so nothing is written to it.
     public func merge(from path: String) throws {
@@ -37,6 +64,13 @@ extension BatchIndex {
                              code: 0)
         }
         try database.transaction(operation) {
+            // A name of the shard that this index gives another source is two pages, not one.
+            let clash = try database.prepare("""
+                SELECT sp.name, si.path, mi.path FROM shard.pages sp JOIN shard.inputs si ON si.id = sp.input_id
+                    JOIN main.pages mp ON mp.name = sp.name JOIN main.inputs mi ON mi.id = mp.input_id
+                WHERE si.path != mi.path LIMIT 1
+                """, operation: operation)
+            if try clash.step() { throw PageNameClash(name: clash.text(0), source: clash.text(1), other: clash.text(2)) }
             try database.execute("""
                 INSERT INTO batch(key, value) SELECT key, value FROM shard.batch WHERE true
                     ON CONFLICT(key) DO NOTHING;

@@ -1,3 +1,4 @@
+import Foundation
 import GlossContract
 
 /// A file of the batch's shared data, at `path` relative to the batch folder.
@@ -36,9 +37,22 @@ public struct BatchPage: Sendable, Equatable {
 public enum BatchData {
     public static let folder = "data"
 
+    /// Whether `path` may become a link of the report: a relative path into the batch, of
+    /// components made of the characters Gloss names files with (so no scheme such as
+    /// `javascript:`, no `/` at the start, no `..`). A path from a shard that is not is never
+    /// made a link.
+    public static func isBatchLink(_ path: String) -> Bool {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        return components.allSatisfy { component in
+            !component.isEmpty && !component.hasPrefix(".") && component.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0))
+            }
+        }
+    }
+
     public static func files(for pages: [BatchPage], searching searchable: [SearchablePage],
                              shardSize: Int = 1_000_000) -> [BatchFile] {
-        let order = pages.map { "[" + JSText.literal($0.htmlPath) + "," + JSText.literal($0.title) + "]" }
+        let order = pages.filter { isBatchLink($0.htmlPath) }.map { "[" + JSText.literal($0.htmlPath) + "," + JSText.literal($0.title) + "]" }
         var files = [BatchFile(path: folder + "/pages.js",
                                bytes: Array(("window.glossPages = [\n" + order.joined(separator: ",\n") + "\n];\n").utf8))]
 
@@ -49,7 +63,7 @@ public enum BatchData {
                 shards.append([])
                 size = 0
             }
-            let html = page.htmlPath.map(JSText.literal) ?? "null"
+            let html = page.htmlPath.flatMap { isBatchLink($0) ? JSText.literal($0) : nil } ?? "null"
             shards[shards.count - 1].append(
                 "[" + html + "," + JSText.literal(page.title) + "," + JSText.literal(page.text) + ","
                     + JSText.literal(page.terms.joined(separator: " ")) + "]")

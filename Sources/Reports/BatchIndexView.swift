@@ -45,8 +45,9 @@ public struct BatchIndexView {
             self.wordCount = wordCount
             self.meanConfidence = meanConfidence
             self.faceCount = faceCount
-            self.htmlPath = htmlPath
-            self.imagePath = imagePath
+            // Paths come from a batch's manifest, which a shard may have written: only links into the batch.
+            self.htmlPath = htmlPath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
+            self.imagePath = imagePath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
             self.suspect = suspect
         }
 

@@ -16,7 +16,7 @@ struct OutputNameTests {
     func aPageNameCannotLeaveTheOutputFolder(source: String) throws {
         for (index, count) in [(0, 1), (2, 3)] {
             let name = pageIdentifier(source: source, pageIndex: index, pageCount: count)
-            #expect(!name.isEmpty && name.count <= 48 + 9 + 4)
+            #expect(!name.isEmpty && name.count <= 48 + 17 + 4)
             #expect(name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) },
                     "\(name)")
             #expect(!name.hasPrefix("."), "\(name) is not hidden and is not . or ..")

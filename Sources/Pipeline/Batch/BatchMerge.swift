@@ -12,9 +12,12 @@ import GlossReports
 ///
 /// Nothing is written until every shard has passed its checks: not being written by a run now,
 /// a manifest, an index that passes SQLite's integrity check (opened read-only and immutable,
-/// so a shard may sit on a read-only mount), and the two listing the same pages, whose files
-/// are all there. The merged batch is then built whole in a folder beside the output and
-/// renamed into its place, so a merge that fails or is killed leaves the output as it was.
+/// so a shard may sit on a read-only mount), and the two listing the same pages with the same
+/// files, whose files are all there. A shard is not trusted: every page id and file it names
+/// must be one Gloss could have written (`ShardFiles`), only the regular files its pages list
+/// are taken, and two sources with one page id anywhere in the merge refuse it. The merged
+/// batch is then built whole in a folder beside the output and renamed into its place, so a
+/// merge that fails or is killed leaves the output as it was.
 ///
 /// Merging is idempotent: merging a shard again, or merging into a batch that already holds
 /// some of its pages, leaves one copy of each page.
@@ -38,6 +41,7 @@ public enum BatchMerge {
         try AtomicFile.createDirectory(output)
         let lock = try await FolderLock.acquire(output, waiting: waiting)
         let existing = try existingBatch(in: output)
+        try checkDistinctIDs(of: (existing.map { [($0.folder, $0.listed)] } ?? []) + shards.map { ($0.folder, $0.listed) })
         if let theirs = try existing?.index.setting("settings_hash"), let fingerprint, theirs != fingerprint {
             throw MergeError(folder: shards[0].folder, reason: "was read with other settings than the batch it is merged into")
         }
@@ -70,13 +74,13 @@ public enum BatchMerge {
                               startingWith existing: ExistingBatch?) throws -> BatchManifest {
         var expected = Set<String>()
         if let existing {
-            try linkPages(from: existing.folder + "/pages", to: layout.pagesFolder)
+            try existing.files.copy(into: layout.folder)
             try existing.index.copy(to: layout.folder + "/" + BatchIndex.fileName)
             expected = existing.pageNames
         }
         let merged = try BatchIndex(folder: layout.folder, create: true)
         for shard in shards {
-            try linkPages(from: shard.folder + "/pages", to: layout.pagesFolder)
+            try shard.files.copy(into: layout.folder)
             try merged.merge(from: shard.index.path)
             expected.formUnion(shard.pageNames)
         }
@@ -110,6 +114,9 @@ public enum BatchMerge {
         var index: BatchIndex
         var pageNames: Set<String>
         var fingerprint: String?
+        var listed: [BatchIndex.ListedPage]
+        /// The files its pages list, checked: all that is taken from its `pages/`.
+        var files: ShardFiles
 
         init(checking folder: String) throws {
             self.folder = folder
@@ -117,14 +124,34 @@ public enum BatchMerge {
                 throw MergeError(folder: folder, reason: "a gloss run is writing it now; merge it once that run has ended")
             }
             let manifest = try readManifest(of: folder)
+            if let hostile = manifest.pages.first(where: { !PageName.isSafe($0.id) }) {
+                throw MergeError(folder: folder, reason: ShardFiles.unsafeID(hostile.id))
+            }
             do {
                 index = try BatchIndex(finished: folder)
                 pageNames = try index.verifiedPageNames()
                 fingerprint = try index.setting("settings_hash")
+                listed = try index.listedPages()
             } catch {
                 throw MergeError(folder: folder, reason: String(describing: error))
             }
-            try checkAgreement(of: manifest, with: pageNames, in: folder)
+            files = try ShardFiles(of: listed, in: folder)
+            try checkAgreement(of: manifest, with: listed, in: folder)
+        }
+    }
+
+    /// Two sources with one page id, in two shards (or a shard and the batch merged into), are
+    /// two pages that one name cannot hold: the merge is refused, naming both.
+    private static func checkDistinctIDs(of batches: [(folder: String, pages: [BatchIndex.ListedPage])]) throws {
+        var owners: [String: (source: String, folder: String)] = [:]
+        for (folder, pages) in batches {
+            for page in pages {
+                if let owner = owners[page.name], owner.source != page.source {
+                    throw MergeError(folder: folder, reason: "its page id \(page.name) is of \(page.source), and in \(owner.folder)"
+                                     + " of \(owner.source): two sources with one id cannot be merged (rename one of the files)")
+                }
+                owners[page.name] = (page.source, folder)
+            }
         }
     }
 
@@ -134,6 +161,8 @@ public enum BatchMerge {
         var folder: String
         var index: BatchIndex
         var pageNames: Set<String>
+        var listed: [BatchIndex.ListedPage]
+        var files: ShardFiles
     }
 
     /// A batch already in `output`, or nil when it holds none; refuses a folder holding
@@ -152,7 +181,11 @@ public enum BatchMerge {
         guard contents.contains(BatchIndex.fileName) else { return nil }
         do {
             let index = try BatchIndex(folder: output, create: false)
-            return ExistingBatch(folder: output, index: index, pageNames: try index.verifiedPageNames())
+            let pageNames = try index.verifiedPageNames(), listed = try index.listedPages()
+            return ExistingBatch(folder: output, index: index, pageNames: pageNames, listed: listed,
+                                 files: try ShardFiles(of: listed, in: output))
+        } catch let error as MergeError {
+            throw error
         } catch {
             throw MergeError(folder: output, reason: String(describing: error))
         }
@@ -169,38 +202,19 @@ public enum BatchMerge {
         }
     }
 
-    /// The manifest and the index list the same pages, and every file the manifest names is there.
-    private static func checkAgreement(of manifest: BatchManifest, with pageNames: Set<String>, in folder: String) throws {
-        let listed = Set(manifest.pages.map(\.id))
-        guard listed == pageNames else {
-            throw MergeError(folder: folder, reason: "its gloss.json lists \(listed.count) pages and its index \(pageNames.count)"
-                             + " (\(listed.symmetricDifference(pageNames).sorted().prefix(3).joined(separator: ", ")))")
+    /// The manifest and the index list the same pages, with the same files: what is copied is
+    /// what the manifest lists, and the index is what the merged manifest is made from.
+    private static func checkAgreement(of manifest: BatchManifest, with listed: [BatchIndex.ListedPage], in folder: String) throws {
+        let ids = Set(manifest.pages.map(\.id)), pageNames = Set(listed.map(\.name))
+        guard ids == pageNames else {
+            throw MergeError(folder: folder, reason: "its gloss.json lists \(ids.count) pages and its index \(pageNames.count)"
+                             + " (\(ids.symmetricDifference(pageNames).sorted().prefix(3).joined(separator: ", ")))")
         }
-        for entry in manifest.pages {
-            for file in entry.outputs.values.sorted() where access(folder + "/" + file, R_OK) != 0 {
-                throw MergeError(folder: folder, reason: "\(file), which its gloss.json lists, cannot be read")
-            }
-        }
-    }
-
-    /// Every finished file of a `pages/` folder (not a killed run's temporary files), as a hard
-    /// link where the file system allows (page files are only ever replaced whole, never
-    /// changed in place, so sharing them is safe), else as a copy.
-    private static func linkPages(from source: String, to destination: String) throws {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: source)
-        } catch {
-            throw MergeError(folder: source, reason: "cannot be listed")
-        }
-        for name in names.sorted() where !name.contains(".tmp-") {
-            let from = source + "/" + name, to = destination + "/" + name
-            unlink(to)
-            guard link(from, to) != 0 else { continue }
-            guard let bytes = FileManager.default.contents(atPath: from) else {
-                throw MergeError(folder: source, reason: "\(name) cannot be read")
-            }
-            try AtomicFile.write(Array(bytes), to: to)
+        // A page the batch refused for its id (`PageNameClash`) is listed as failed, of another source.
+        let entries = Dictionary(manifest.pages.map { (PageKey(source: $0.source, pageIndex: $0.pageIndex), $0) },
+                                 uniquingKeysWith: { first, _ in first })
+        for page in listed where entries[PageKey(source: page.source, pageIndex: page.pageIndex)]?.outputs != page.outputs {
+            throw MergeError(folder: folder, reason: "its gloss.json and its index list other files for page \(page.name)")
         }
     }
 

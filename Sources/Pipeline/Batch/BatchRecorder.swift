@@ -47,6 +47,8 @@ actor BatchRecorder {
     /// with this error.
     private var recordError: (any Error)?
     private var entriesByFile: [Int: [ManifestEntry]] = [:]
+    /// The source of each page id this run has taken.
+    private var claimed: [String: String] = [:]
     /// What an earlier run recorded for each input file: listed until this run finishes the
     /// file, so a run stopped part-way (even one with `--force`) loses none of the earlier pages.
     private let earlierByFile: [Int: [ManifestEntry]]
@@ -71,6 +73,16 @@ actor BatchRecorder {
     deinit {
         close(journal)
         executor.shutdown()
+    }
+
+    /// Takes the id `id` for a page of `source`, or says which other source has it already,
+    /// in this run or in the batch's database: the page is then failed before a file of it is
+    /// written, so that it replaces nothing.
+    func claim(_ id: String, for source: String) -> PageNameClash? {
+        let holder = claimed[id] ?? (try? database.source(ofPage: id)) ?? nil
+        if let holder, holder != source { return PageNameClash(name: id, source: source, other: holder) }
+        claimed[id] = source
+        return nil
     }
 
     func start(_ key: PageKey) {
@@ -101,6 +113,8 @@ actor BatchRecorder {
         do {
             try database.record(IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
                                             settingsHash: entry.settingsHash, outputs: entry.outputs, report: report))
+        } catch is PageNameClash {
+            // The page failed for it already (`claim`): the index keeps the other source's.
         } catch {
             if recordError == nil { recordError = error }
         }

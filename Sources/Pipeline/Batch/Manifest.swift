@@ -124,10 +124,11 @@ struct EarlierRun: Sendable {
     /// The earlier entry for this page if it finished with the same input and settings and its
     /// outputs are all still there, with its report read back from its JSON when it has one (for
     /// the index and the combined documents), on `lane`. A page whose JSON no longer reads is
-    /// not finished: it is read again.
-    func finished<Engine>(_ key: PageKey, inputHash: String, settingsHash: String, in layout: OutputLayout,
+    /// not finished: it is read again, and so is one recorded under another id than `id` (an
+    /// earlier Gloss named pages otherwise: each such page is read once more, under its new id).
+    func finished<Engine>(_ key: PageKey, id: String, inputHash: String, settingsHash: String, in layout: OutputLayout,
                           on lane: Lane<Engine>) async -> (entry: ManifestEntry, report: PageReport?)? {
-        guard let entry = entries[key], entry.status == .ok, entry.inputHash == inputHash,
+        guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
               entry.settingsHash == settingsHash, !entry.outputs.isEmpty,
               entry.outputs.values.allSatisfy({ FileManager.default.fileExists(atPath: layout.folder + "/" + $0) })
         else { return nil }

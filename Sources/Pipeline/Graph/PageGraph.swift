@@ -2,6 +2,7 @@ import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
+import GlossIndex
 import GlossReports
 
 /// What becomes of an input and each of its pages, written down once:
@@ -62,6 +63,9 @@ struct PageGraph: Sendable {
             var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error), timings: fileClock)
             report.timeOut(if: expired, after: graphs.pageTimeout)
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
+            if let clash = await batch.recorder.claim(id, for: path) {
+                return [await refuse(clash, pageIndex: 0, position: position, in: batch)]
+            }
             let failed = report
             let outcome = failed.status == .failed
                 ? await graphs.borrowing { await $0.writeFailure(failed, id: id, in: batch.layout, pdf: .single(nil)) }
@@ -80,8 +84,12 @@ struct PageGraph: Sendable {
                 if Task.isCancelled { break }
                 let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
                 let key = PageKey(source: path, pageIndex: index)
+                if let clash = await batch.recorder.claim(id, for: path) {
+                    done[index] = (await refuse(clash, pageIndex: index, position: position, in: batch), nil)
+                    continue
+                }
                 if let earlier = batch.earlier, let finished = await graphs.borrowing({ graph in
-                    await earlier.finished(key, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
+                    await earlier.finished(key, id: id, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
                                            on: graph.worker.image)
                 }) {
                     await batch.recorder.skip(finished.entry, report: finished.report, position: position)
@@ -136,15 +144,27 @@ struct PageGraph: Sendable {
         return entries
     }
 
+    /// A page whose id another source holds (`BatchRecorder.claim`): failed, and nothing of it
+    /// written, so the other source's page and files stay as they are.
+    private static func refuse(_ clash: PageNameClash, pageIndex: Int, position: Int, in batch: BatchRun) async -> ManifestEntry {
+        let report = PageReport(source: clash.source, pageIndex: pageIndex, error: clash, status: .failed, timings: StageClock())
+        let entry = ManifestEntry(report: report, id: clash.name, outputs: [:])
+        await batch.recorder.record(entry, report: report, position: position)
+        return entry
+    }
+
     // MARK: One page, nothing written
 
     /// Reads one page of one file and returns its report, writing nothing; the timeout covers
     /// the whole of it, fetch included.
-    func read(_ path: String, pageIndex: Int) async -> PageReport {
+    func read(_ given: String, pageIndex: Int) async -> PageReport {
         let clock = StageClock()
+        let input = RemoteFetcher.isRemote(given) ? InputCollector.Input(remote: given)
+            : InputCollector.Input(path: given, relativePath: given)
+        let path = input.path
         let (report, expired) = await withPageTimeout { () async -> PageReport in
             do {
-                let file = try await open(InputCollector.Input(path: path, relativePath: path), clock: clock, hashing: false)
+                let file = try await open(input, clock: clock, hashing: false)
                 return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil).report
             } catch {
                 return PageReport(source: path, pageIndex: pageIndex, error: error, status: Self.status(of: error), timings: clock)
@@ -166,7 +186,7 @@ struct PageGraph: Sendable {
         var downloaded: [UInt8]?
         if RemoteFetcher.isRemote(path) {
             downloaded = try await step(.fetch, file: path, page: 0, clock: clock) {
-                guard let url = URL(string: path) else {
+                guard let url = URL(string: input.fetchURL ?? path) else {
                     throw FetchError(url: URL(fileURLWithPath: "/"), cause: .unsupportedURL, attempts: 0)
                 }
                 var options = fetching

@@ -48,7 +48,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         self.attempts = attempts
     }
 
-    public var description: String { "\(url.absoluteString): \(reasonText)" }
+    /// Names the URL as reports show it (`RedactedURL`): a failed page's error is published too.
+    public var description: String { "\(RedactedURL.shown(url.absoluteString)): \(reasonText)" }
 
     /// The cause alone, for places that name the URL already.
     public var reasonText: String {
@@ -59,7 +60,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .httpStatus(let status, let reason):
             what = "HTTP \(status) \(reason)"
         case .network(let code, let message):
-            what = "network error \(code): \(message)"
+            // A transfer error may quote the URL it was given.
+            what = "network error \(code): " + message.replacingOccurrences(of: url.absoluteString, with: RedactedURL.shown(url.absoluteString))
         case .tooLarge(let size, let limit, announced: true):
             what = "Content-Length of \(bytes(size)) is over the limit of \(bytes(Int64(limit)))"
         case .tooLarge(let size, let limit, announced: false):

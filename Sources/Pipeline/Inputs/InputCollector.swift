@@ -41,7 +41,7 @@ public enum InputCollector {
         }
         for path in paths {
             if RemoteFetcher.isRemote(path) {
-                if seen.insert(path).inserted { files.append(Input(path: path, relativePath: path)) }
+                if seen.insert(path).inserted { files.append(Input(remote: path)) }
                 continue
             }
             var isDirectory: ObjCBool = false
@@ -71,6 +71,22 @@ public enum InputCollector {
         /// Why the file cannot be read whatever it holds (its name is not UTF-8, so no path in
         /// a Swift string reaches it), or nil. `path` then shows the name's bytes escaped.
         public var problem: String?
+        /// A URL's full form, to fetch it, when `path` is its redacted form (`RedactedURL`):
+        /// kept in memory only, never shown or stored.
+        var fetchURL: String?
+
+        public init(path: String, relativePath: String, problem: String? = nil) {
+            self.path = path
+            self.relativePath = relativePath
+            self.problem = problem
+        }
+
+        /// A URL input, shown and stored redacted, fetched in full.
+        public init(remote url: String) {
+            let shown = RedactedURL.shown(url)
+            self.init(path: shown, relativePath: shown)
+            fetchURL = shown == url ? nil : url
+        }
     }
 
     /// Image files below `folder`, as paths relative to it, sorted; and the batch folders left
@@ -129,22 +145,42 @@ public enum InputCollector {
     }
 }
 
-/// A stable, file-system-safe name for a page's outputs: the file's stem (letters, digits, dot,
-/// dash, underscore), a short hash of the whole path so that equal stems in different folders
-/// differ, and the page number for multi-page files. Derived names can never leave the output
+/// A stable, file-system-safe name for a page's outputs: the file's stem (ASCII letters,
+/// digits, dot, dash, underscore; anything else `_`), 64 bits of the SHA-256 of the whole
+/// source, and the page number for multi-page files. Derived names can never leave the output
 /// folder.
+///
+/// The stem is only for people; the hash tells pages apart. Two sources get one id only if
+/// their stems match and 64 bits of their digests do: among the 6 million pages of a large
+/// archive, all sharing one stem, that happens with a chance of about n²/2⁶⁵ = 1 in a million
+/// (32 bits made it several times). Non-ASCII letters become `_` (names then stay safe in
+/// every file system, URL and archive tool, and are never normalised differently on another
+/// system); the hash still tells `Zürich.png` from `Zurich.png`. Should two ids meet anyway, a
+/// batch fails the second page and a merge refuses: neither replaces one page with another.
 public func pageIdentifier(source: String, pageIndex: Int, pageCount: Int) -> String {
     let stem = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
     let safe = String(stem.unicodeScalars.prefix(48).map { scalar -> Character in
-        let allowed = scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
-        return allowed ? Character(scalar) : "_"
+        PageName.allows(scalar) ? Character(scalar) : "_"
     })
     let trimmed = safe.trimmingCharacters(in: CharacterSet(charactersIn: "."))
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
-    for byte in source.utf8 {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x100_0000_01b3
-    }
+    let hash = SHA256.hex(of: Array(source.utf8)).prefix(16)  // stable across runs and machines
     let suffix = pageCount > 1 ? "-p\(pageIndex + 1)" : ""
-    return (trimmed.isEmpty ? "page" : trimmed) + "-" + HexText.format(hash >> 32, digits: 8) + suffix
+    return (trimmed.isEmpty ? "page" : trimmed) + "-" + hash + suffix
+}
+
+/// What a page id may be: one file-name component of the characters `pageIdentifier` makes,
+/// not hidden. A merge checks every id a shard names against this before it writes a file.
+public enum PageName {
+    /// Ids are far shorter (48 of stem, 16 of hash and a page number); file names end at 255
+    /// bytes, and a page's files add a suffix such as `-lines.json`.
+    static let maximumLength = 160
+
+    static func allows(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+    }
+
+    /// Whether `name` is a safe page id, or a safe name of a file in `pages/`.
+    public static func isSafe(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= maximumLength && !name.hasPrefix(".") && name.unicodeScalars.allSatisfy(allows)
+    }
 }
