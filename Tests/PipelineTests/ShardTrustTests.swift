@@ -92,6 +92,24 @@ struct PageIdentityTests {
         #expect(second.standardError.contains("2 skipped"), "resume skips both: \(second.standardError)")
     }
 
+    @Test func aPageOfAnEarlierIdIsReadOnceMoreThenSkipped() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let arguments = ["annotate", Fixtures.path("text/few-words.png"), "-o", output, "--no-faces", "--jobs", "1",
+                         "--format", "html,json"]
+        #expect(try Gloss.run(arguments).status == 0)
+        let id = try #require(try BatchTests.manifest(output).pages.first?.id)
+        // As an earlier Gloss named it: the stem and 32 bits.
+        try SmallShards.rename(page: id, to: "few-words-5e402f6f", in: output)
+
+        let again = try Gloss.run(arguments)
+        #expect(again.status == 0 && again.standardError.contains("1 page read, 0 failed"), "\(again.standardError)")
+        #expect(try BatchTests.manifest(output).pages.map(\.id) == [id])
+        #expect(try BatchIndex(folder: output, create: false).pages().map(\.name) == [id])
+        let third = try Gloss.run(arguments)
+        #expect(third.status == 0 && third.standardError.contains("0 pages read, 1 skipped"), "\(third.standardError)")
+    }
+
     @Test func aPageWhoseIdAnotherSourceHoldsFailsAndReplacesNothing() throws {
         let scratch = try ScratchFolder()
         let output = scratch.path + "/out", input = Fixtures.path("text/few-words.png")
