@@ -219,6 +219,21 @@ struct ShardTrustTests {
         #expect(Set(pages) == listed, "the listed files are all there")
     }
 
+    /// A guard for the rule above: the combined documents of a multi-page file are named by its
+    /// pages' ids, not listed, and are still taken.
+    @Test func aMultiPageFilesCombinedDocumentsAreTaken() throws {
+        let scratch = try ScratchFolder()
+        let shard = scratch.path + "/shard"
+        let run = try Gloss.run(["annotate", Fixtures.path("text/two-pages.tif"), "-o", shard, "--no-faces", "-q", "--jobs", "1",
+                                 "--format", "hocr,alto,json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let merge = try Gloss.run(["merge", shard, "-o", scratch.path + "/merged", "-q"])
+        #expect(merge.status == 0, "\(merge.standardError)")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: shard + "/pages").sorted()
+        #expect(pages.count == 8)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/merged/pages").sorted() == pages)
+    }
+
     @Test(arguments: ["javascript:alert(document.domain)", "/etc/passwd", "../../outside.html", "https://evil.example/x.html"])
     func anOutputThatIsNotARelativePathIntoTheBatchIsRefused(path: String) throws {
         let scratch = try ScratchFolder()
