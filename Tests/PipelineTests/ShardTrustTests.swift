@@ -92,6 +92,24 @@ struct PageIdentityTests {
         #expect(second.standardError.contains("2 skipped"), "resume skips both: \(second.standardError)")
     }
 
+    @Test func aPageOfAnEarlierIdIsReadOnceMoreThenSkipped() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let arguments = ["annotate", Fixtures.path("text/few-words.png"), "-o", output, "--no-faces", "--jobs", "1",
+                         "--format", "html,json"]
+        #expect(try Gloss.run(arguments).status == 0)
+        let id = try #require(try BatchTests.manifest(output).pages.first?.id)
+        // As an earlier Gloss named it: the stem and 32 bits.
+        try SmallShards.rename(page: id, to: "few-words-5e402f6f", in: output)
+
+        let again = try Gloss.run(arguments)
+        #expect(again.status == 0 && again.standardError.contains("1 page read, 0 failed"), "\(again.standardError)")
+        #expect(try BatchTests.manifest(output).pages.map(\.id) == [id])
+        #expect(try BatchIndex(folder: output, create: false).pages().map(\.name) == [id])
+        let third = try Gloss.run(arguments)
+        #expect(third.status == 0 && third.standardError.contains("0 pages read, 1 skipped"), "\(third.standardError)")
+    }
+
     @Test func aPageWhoseIdAnotherSourceHoldsFailsAndReplacesNothing() throws {
         let scratch = try ScratchFolder()
         let output = scratch.path + "/out", input = Fixtures.path("text/few-words.png")
@@ -199,6 +217,21 @@ struct ShardTrustTests {
         #expect(!pages.contains("NOTES.txt") && !pages.contains("stranger.json"), "\(pages)")
         let listed = Set(try BatchTests.manifest(shard).pages.flatMap(\.outputs.values).map { ($0 as NSString).lastPathComponent })
         #expect(Set(pages) == listed, "the listed files are all there")
+    }
+
+    /// A guard for the rule above: the combined documents of a multi-page file are named by its
+    /// pages' ids, not listed, and are still taken.
+    @Test func aMultiPageFilesCombinedDocumentsAreTaken() throws {
+        let scratch = try ScratchFolder()
+        let shard = scratch.path + "/shard"
+        let run = try Gloss.run(["annotate", Fixtures.path("text/two-pages.tif"), "-o", shard, "--no-faces", "-q", "--jobs", "1",
+                                 "--format", "hocr,alto,json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let merge = try Gloss.run(["merge", shard, "-o", scratch.path + "/merged", "-q"])
+        #expect(merge.status == 0, "\(merge.standardError)")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: shard + "/pages").sorted()
+        #expect(pages.count == 8)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/merged/pages").sorted() == pages)
     }
 
     @Test(arguments: ["javascript:alert(document.domain)", "/etc/passwd", "../../outside.html", "https://evil.example/x.html"])

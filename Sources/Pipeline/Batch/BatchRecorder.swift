@@ -47,7 +47,9 @@ actor BatchRecorder {
     /// with this error.
     private var recordError: (any Error)?
     private var entriesByFile: [Int: [ManifestEntry]] = [:]
-    /// The source of each page id this run has taken.
+    /// The source of each page id taken and not yet in the database: the pages being read.
+    /// A recorded page's id is found in the database, so this stays as small as the pages in
+    /// flight, however large the batch.
     private var claimed: [String: String] = [:]
     /// What an earlier run recorded for each input file: listed until this run finishes the
     /// file, so a run stopped part-way (even one with `--force`) loses none of the earlier pages.
@@ -76,8 +78,8 @@ actor BatchRecorder {
     }
 
     /// Takes the id `id` for a page of `source`, or says which other source has it already,
-    /// in this run or in the batch's database: the page is then failed before a file of it is
-    /// written, so that it replaces nothing.
+    /// among the pages being read or in the batch's database: the page is then failed before a
+    /// file of it is written, so that it replaces nothing. One indexed lookup a page.
     func claim(_ id: String, for source: String) -> PageNameClash? {
         let holder = claimed[id] ?? (try? database.source(ofPage: id)) ?? nil
         if let holder, holder != source { return PageNameClash(name: id, source: source, other: holder) }
@@ -93,6 +95,7 @@ actor BatchRecorder {
     /// whole input list.
     func record(_ entry: ManifestEntry, report: PageReport, position: Int) {
         store(entry, report: report, position: position)
+        release(entry)
         append(entry)
         events?.yield(.pageFinished(entry))
     }
@@ -105,8 +108,14 @@ actor BatchRecorder {
         if let report, (try? database.contains(page: entry.id)) != true {
             store(entry, report: report, position: position)
         }
+        release(entry)
         append(entry)
         events?.yield(.pageSkipped(entry))
+    }
+
+    /// The page's claim, once the database holds it (a page refused for its id holds none).
+    private func release(_ entry: ManifestEntry) {
+        if claimed[entry.id] == entry.source { claimed[entry.id] = nil }
     }
 
     private func store(_ entry: ManifestEntry, report: PageReport, position: Int) {
