@@ -75,7 +75,7 @@ let package = Package(
             name: "GlossNeuralNetwork", path: "Sources/NeuralNetwork", exclude: ["README.md"], swiftSettings: vectorSettings
         ),
         .target(
-            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py"],
+            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
             resources: [.embedInCode("yunet/yunet.bin")], swiftSettings: swiftSettings
         ),
         .target(
