@@ -344,6 +344,26 @@ def sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+ASSEMBLY = """\
+/* The PP-OCRv6 models, assembled into the binary as they are (models/ppocr/README.md):
+ * .incbin costs no compile time, where a Swift array literal of 30 MB would take minutes.
+ * Written by models/ppocr/convert.py; the SHA-256 sums make this file change, and so be
+ * rebuilt, whenever a model does (the assembler's dependency list omits .incbin files). */
+%s
+    .section .note.GNU-stack,"",@progbits
+"""
+
+BLOB = """
+/* %s: %d bytes, SHA-256 %s */
+    .section .rodata.gloss_ppocr_%s,"a",@progbits
+    .balign 16
+    .globl gloss_ppocr_%s_start
+gloss_ppocr_%s_start:
+    .incbin "../../models/ppocr/ppocr-%s.bin"
+    .globl gloss_ppocr_%s_end
+gloss_ppocr_%s_end:"""
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--wheel")
@@ -351,10 +371,14 @@ def main():
     parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--storage", default="float32", choices=sorted(STORAGE))
     parser.add_argument("--print", choices=sorted(FILES))
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser.add_argument("--assembly", default=os.path.join(here, "..", "..", "Sources", "CPPOCRModels", "models.S"),
+                        help="the assembly file that embeds the models ('' for none)")
     args = parser.parse_args()
     paths, wheel = locate(args)
     if wheel:
         print("%s  %s" % (sha(wheel), wheel))
+    blobs = []
     for key, path in paths.items():
         if args.print and key != args.print:
             continue
@@ -372,6 +396,11 @@ def main():
             sha(path), os.path.basename(path), os.path.getsize(path), len(tensors),
             sum(t.size for t in tensors.values()), len(program)))
         print("%s  ppocr-%s.bin (%d bytes)" % (digest, key, size))
+        blobs.append(BLOB % ("ppocr-%s.bin" % key, size, digest, key, key, key, key, key, key))
+    if blobs and args.assembly:
+        with open(args.assembly + ".tmp", "w") as f:
+            f.write(ASSEMBLY % "\n".join(blobs))
+        os.replace(args.assembly + ".tmp", args.assembly)
 
 
 if __name__ == "__main__":
