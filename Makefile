@@ -20,6 +20,8 @@ APT_PACKAGES = \
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
 IIIF_PREZI3 = iiif-prezi3==3.1.1
+# The PP-OCRv6 models' conversion, goldens and benchmark (models/ppocr/README.md).
+PPOCR_PYTHON = onnx==1.23.2 onnxruntime==1.32.0 numpy==2.4.6 rapidocr==3.10.0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -29,7 +31,7 @@ setup:
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
 	[ -x $(VENV)/bin/python3 ] || /usr/bin/python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q $(IIIF_PREZI3)
+	$(VENV)/bin/pip install -q $(IIIF_PREZI3) $(PPOCR_PYTHON)
 
 build:
 	$(SWIFT) build -c release $(STRICT)

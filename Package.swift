@@ -74,8 +74,10 @@ let package = Package(
         .target(
             name: "GlossNeuralNetwork", path: "Sources/NeuralNetwork", exclude: ["README.md"], swiftSettings: vectorSettings
         ),
+        // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
+        .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),
         .target(
-            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py"],
+            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
             resources: [.embedInCode("yunet/yunet.bin")], swiftSettings: swiftSettings
         ),
         .target(
@@ -156,7 +158,10 @@ let package = Package(
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
-        .testTarget(name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"], exclude: ["Golden"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings
         ),

@@ -122,18 +122,26 @@ struct LayerTests {
         var output = FeatureMap(channels: 0, height: 0, width: 0)
         var scratch: [Float] = []
         Layers.convolution3x3Stride2(input, weights: weights, bias: bias, relu: true, into: &output, scratch: &scratch)
-        let outHeight = (height + 1) / 2, outWidth = (width + 1) / 2
-        var expected = FeatureMap(channels: outputs, height: outHeight, width: outWidth)
-        for o in 0..<outputs {
+        Self.expectClose(output, Self.convolution(input, weights: weights, bias: bias, kernel: 3, stride: 2, padding: 1))
+    }
+
+    /// A convolution with ReLU straight from its definition: square kernel, the same padding on
+    /// every side, `weights` `[output][input][ky][kx]`.
+    static func convolution(_ input: FeatureMap, weights: [Float], bias: [Float], kernel: Int, stride: Int,
+                            padding: Int) -> FeatureMap {
+        let inputs = input.channels, height = input.height, width = input.width
+        let outHeight = (height + 2 * padding - kernel) / stride + 1, outWidth = (width + 2 * padding - kernel) / stride + 1
+        var expected = FeatureMap(channels: bias.count, height: outHeight, width: outWidth)
+        for o in 0..<bias.count {
             for y in 0..<outHeight {
                 for x in 0..<outWidth {
                     var sum = bias[o]
                     for i in 0..<inputs {
-                        for ky in 0..<3 {
-                            for kx in 0..<3 {
-                                let yy = 2 * y + ky - 1, xx = 2 * x + kx - 1
+                        for ky in 0..<kernel {
+                            for kx in 0..<kernel {
+                                let yy = stride * y + ky - padding, xx = stride * x + kx - padding
                                 if yy >= 0 && yy < height && xx >= 0 && xx < width {
-                                    sum += input[i, yy, xx] * weights[((o * inputs + i) * 3 + ky) * 3 + kx]
+                                    sum += input[i, yy, xx] * weights[((o * inputs + i) * kernel + ky) * kernel + kx]
                                 }
                             }
                         }
@@ -142,7 +150,7 @@ struct LayerTests {
                 }
             }
         }
-        Self.expectClose(output, expected)
+        return expected
     }
 
     @Test func outputsKeepTheirStorageWhenReshapedSmaller() {

@@ -1,0 +1,272 @@
+/// A network given as a program (a version 2 model file, `models/ppocr/README.md`), evaluated
+/// one operation at a time into feature maps it keeps from run to run.
+///
+/// The values of the program share a few slots: a value's slot is free again after its last
+/// use, so a page needs only the maps alive at once, and a second page of a similar size
+/// allocates nothing. Everything the program names is checked when it is built (the tensors,
+/// their shapes, the channels flowing between operations), so a run cannot index outside a
+/// tensor; only the picture's size is checked per run.
+public struct Network: Sendable {
+    /// One operation and the values it reads and writes.
+    struct Step: Sendable {
+        var operation: Operation
+        var inputs: [Int]
+        var output: Int
+        var line: Int
+    }
+
+    enum Operation: Sendable {
+        /// `weights` `[out][in/group][kh][kw]`.
+        case convolution(weights: [Float], bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
+                         padding: (top: Int, left: Int, bottom: Int, right: Int), groups: Int, activation: Activation)
+        /// Kernel and stride 2x2; `weights` rearranged to `[i][j][out][in]`.
+        case transposed(weights: [Float], bias: [Float], outputs: Int, activation: Activation)
+        /// 2x2 maximum, stride 1, the missing row and column at the bottom and right ignored.
+        case maxPool
+        case concat
+        case add
+        case multiply
+        case mean
+        case resize(factor: Int)
+    }
+
+    let steps: [Step]
+    let slotOfValue: [Int]
+    let inputChannels: Int
+    let outputValue: Int
+    var slots: [FeatureMap]
+    var scratch: [Float] = []
+    let path: String
+
+    /// Builds the network of `model`'s program; `path` names the model in errors.
+    public init(model: ModelFile, path: String) throws(ModelError) {
+        self.path = path
+        var tensors: [String: ModelFile.Tensor] = [:]
+        for tensor in model.tensors { tensors[tensor.name] = tensor }
+        var values = ["input": 0]
+        var channels = [0]
+        var steps: [Step] = []
+        var output: Int?
+        let lines = model.program.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, text) in lines.enumerated() where !text.isEmpty {
+            let number = index + 1
+            func fail(_ reason: String) -> ModelError { ModelError(path: path, reason: "program line \(number): \(reason)") }
+            let words = text.split(separator: " ").map(String.init)
+            if words.first == "output" {
+                guard words.count == 2, let value = values[words[1]] else { throw fail("unknown output") }
+                output = value
+                continue
+            }
+            guard words.count >= 3, words[1] == "=", values[words[0]] == nil else { throw fail("not `NAME = OP ...`") }
+            var named: [String: String] = [:]
+            var inputs: [Int] = []
+            var literals: [String] = []
+            for word in words.dropFirst(3) {
+                if let equals = word.firstIndex(of: "=") {
+                    named[String(word[..<equals])] = String(word[word.index(after: equals)...])
+                } else if word.hasPrefix("[") {
+                    literals.append(word)
+                } else {
+                    guard let value = values[word] else { throw fail("unknown value \(word)") }
+                    inputs.append(value)
+                }
+            }
+            func tensor(_ key: String) throws(ModelError) -> ModelFile.Tensor {
+                guard let name = named[key], let found = tensors[name] else { throw fail("no tensor for \(key)") }
+                return found
+            }
+            func pair(_ key: String) throws(ModelError) -> (Int, Int) {
+                let parts = (named[key] ?? "").split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts.allSatisfy({ (1...15).contains($0) }) else { throw fail("bad \(key)") }
+                return (parts[0], parts[1])
+            }
+            var inChannels = inputs.map { channels[$0] }
+            let operation: Operation
+            var outChannels = inChannels.first ?? 0
+            switch words[2] {
+            case "conv", "deconv":
+                guard inputs.count == 1 else { throw fail("one input") }
+                let weights = try tensor("weight"), bias = try tensor("bias")
+                let kernel = try pair("kernel"), stride = try pair("stride")
+                let activation = try Self.activation(named["act"] ?? "", fail: fail)
+                let pads = (named["pad"] ?? "").split(separator: ",").compactMap { Int($0) }
+                guard pads.count == 4, pads.allSatisfy({ (0...7).contains($0) }) else { throw fail("bad pad") }
+                let groups = Int(named["group"] ?? "") ?? 0
+                if words[2] == "conv" {
+                    // The input's channels are those its first convolution takes.
+                    if inputs == [0] && channels[0] == 0 && weights.shape.count == 4 && groups == 1 {
+                        channels[0] = weights.shape[1]
+                        inChannels = [weights.shape[1]]
+                    }
+                    guard groups >= 1, inChannels[0] % groups == 0, weights.shape.count == 4,
+                          weights.shape[1] * groups == inChannels[0], weights.shape[2] == kernel.0, weights.shape[3] == kernel.1,
+                          weights.shape[0] % groups == 0, bias.shape == [weights.shape[0]],
+                          groups == 1 || groups == weights.shape[0] && weights.shape[1] == 1
+                    else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) channels, \(groups) groups") }
+                    outChannels = weights.shape[0]
+                    operation = .convolution(weights: weights.values, bias: bias.values, outputs: outChannels, kernel: kernel,
+                                             stride: stride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
+                                             activation: activation)
+                } else {
+                    guard kernel == (2, 2), stride == (2, 2), pads == [0, 0, 0, 0], groups == 1, weights.shape.count == 4,
+                          weights.shape[0] == inChannels[0], weights.shape[2] == 2, weights.shape[3] == 2,
+                          bias.shape == [weights.shape[1]]
+                    else { throw fail("a transposed convolution other than 2x2, stride 2") }
+                    outChannels = weights.shape[1]
+                    // ONNX's [in][out][i][j] to [i][j][out][in]: each of the four taps is a matrix.
+                    let ins = inChannels[0]
+                    var rearranged = [Float](repeating: 0, count: weights.values.count)
+                    for c in 0..<ins {
+                        for o in 0..<outChannels {
+                            for tap in 0..<4 {
+                                rearranged[(tap * outChannels + o) * ins + c] = weights.values[(c * outChannels + o) * 4 + tap]
+                            }
+                        }
+                    }
+                    operation = .transposed(weights: rearranged, bias: bias.values, outputs: outChannels, activation: activation)
+                }
+            case "maxpool":
+                guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1",
+                      named["auto_pad"] == "SAME_UPPER" else { throw fail("a max pool other than 2x2, stride 1, SAME_UPPER") }
+                operation = .maxPool
+            case "concat":
+                guard inputs.count >= 2, named["axis"] == "1" else { throw fail("a concat other than of channels") }
+                outChannels = inChannels.reduce(0, +)
+                operation = .concat
+            case "add", "mul":
+                guard inputs.count == 2, inChannels[0] == inChannels[1] else { throw fail("two inputs of the same channels") }
+                operation = words[2] == "add" ? .add : .multiply
+            case "mean":
+                guard inputs.count == 1, named["axes"] == "2,3" else { throw fail("a mean other than over pixels") }
+                operation = .mean
+            case "resize":
+                let scales = literals.last?.dropFirst().dropLast().split(separator: ",").compactMap { Float($0) } ?? []
+                guard inputs.count == 1, named["mode"] == "nearest", scales.count == 4, scales[0] == 1, scales[1] == 1,
+                      scales[2] == scales[3], let factor = Int(exactly: scales[2]), (2...16).contains(factor)
+                else { throw fail("a resize other than a nearest, whole enlargement") }
+                operation = .resize(factor: factor)
+            default:
+                throw fail("operation \(words[2]) is not supported yet")
+            }
+            values[words[0]] = channels.count
+            steps.append(Step(operation: operation, inputs: inputs, output: channels.count, line: number))
+            channels.append(outChannels)
+        }
+        guard let output, !steps.isEmpty else { throw ModelError(path: path, reason: "the program has no output") }
+        guard channels[0] > 0 else {
+            throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
+        }
+        let inputChannels = channels[0]
+        // Slots: a value takes a free slot when it is made and frees its inputs' after its
+        // last use; the output's slot is never freed. An output never shares a slot with an
+        // input of its own step.
+        var lastUse = [Int](repeating: -1, count: channels.count)
+        for (index, step) in steps.enumerated() { for input in step.inputs { lastUse[input] = index } }
+        lastUse[output] = steps.count
+        var slotOfValue = [Int](repeating: -1, count: channels.count)
+        var free: [Int] = []
+        var slotCount = 1
+        slotOfValue[0] = 0
+        if lastUse[0] < 0 { free.append(0) }
+        for (index, step) in steps.enumerated() {
+            if let reused = free.popLast() {
+                slotOfValue[step.output] = reused
+            } else {
+                slotOfValue[step.output] = slotCount
+                slotCount += 1
+            }
+            for input in Set(step.inputs) where lastUse[input] == index { free.append(slotOfValue[input]) }
+            if lastUse[step.output] < 0 { free.append(slotOfValue[step.output]) }
+        }
+        self.steps = steps
+        self.slotOfValue = slotOfValue
+        self.inputChannels = inputChannels
+        self.outputValue = output
+        self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotCount)
+        _ = tensors
+    }
+
+    static func activation(_ text: String, fail: (String) -> ModelError) throws(ModelError) -> Activation {
+        switch text {
+        case "none": return .none
+        case "relu": return .relu
+        case "sigmoid": return .sigmoid
+        case "gelu": return .gelu
+        case "swish": return .swish
+        default:
+            let prefix = "hardsigmoid("
+            guard text.hasPrefix(prefix), text.hasSuffix(")") else { throw fail("activation \(text)") }
+            let numbers = text.dropFirst(prefix.count).dropLast().split(separator: ",").compactMap { Float($0) }
+            guard numbers.count == 2 else { throw fail("activation \(text)") }
+            return .hardSigmoid(alpha: numbers[0], beta: numbers[1])
+        }
+    }
+
+    /// How many feature maps a run keeps (the program's values share them).
+    public var slotCount: Int { slots.count }
+
+    /// Runs the network on `input` (channels as the first layer expects; height and width
+    /// multiples of 32) and returns its output. `isCancelled` is asked between operations; when
+    /// it says yes the run stops with `NetworkError.cancelled`.
+    public mutating func run(_ input: FeatureMap, isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
+        guard input.channels == inputChannels, input.height > 0, input.width > 0, input.height % 32 == 0,
+              input.width % 32 == 0
+        else {
+            throw .badInput("\(path): a \(input.channels) x \(input.height) x \(input.width) input; "
+                + "the network takes \(inputChannels) channels, height and width multiples of 32")
+        }
+        slots[0].reshape(channels: input.channels, height: input.height, width: input.width)
+        slots[0].storage.withUnsafeMutableBufferPointer { target in
+            input.storage.withUnsafeBufferPointer { source in
+                target.baseAddress!.update(from: source.baseAddress!, count: input.count)
+            }
+        }
+        for step in steps {
+            if isCancelled() { throw .cancelled }
+            // The output's map is taken out of its slot while the step runs, so the inputs can
+            // be read from theirs without copying (no step writes a slot it reads).
+            var output = FeatureMap(channels: 0, height: 0, width: 0)
+            swap(&output, &slots[slotOfValue[step.output]])
+            evaluate(step, into: &output)
+            swap(&output, &slots[slotOfValue[step.output]])
+        }
+        return slots[slotOfValue[outputValue]]
+    }
+
+    private mutating func evaluate(_ step: Step, into output: inout FeatureMap) {
+        let first = slots[slotOfValue[step.inputs[0]]]
+        switch step.operation {
+        case .convolution(let weights, let bias, _, let kernel, let stride, let padding, let groups, let activation):
+            if groups > 1 {
+                Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
+                                            activation: activation, into: &output, scratch: &scratch)
+            } else {
+                Layers.convolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
+                                   activation: activation, into: &output, scratch: &scratch)
+            }
+        case .transposed(let weights, let bias, let outputs, let activation):
+            Layers.transposedConvolution2x2(first, weights: weights, bias: bias, outputs: outputs, activation: activation,
+                                            into: &output, scratch: &scratch)
+        case .maxPool:
+            Layers.maxPool2x2SameUpper(first, into: &output)
+        case .concat:
+            Layers.concatenate(step.inputs.map { slots[slotOfValue[$0]] }, into: &output)
+        case .add:
+            Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: false, into: &output)
+        case .multiply:
+            Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: true, into: &output)
+        case .mean:
+            Layers.channelMean(first, into: &output)
+        case .resize(let factor):
+            Layers.enlarge(first, by: factor, into: &output)
+        }
+    }
+}
+
+/// Why a run of a network stopped.
+public enum NetworkError: Error, Sendable, Equatable {
+    /// The caller's cancellation check said yes between two operations.
+    case cancelled
+    /// The input does not fit the network.
+    case badInput(String)
+}

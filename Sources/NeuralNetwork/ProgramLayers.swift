@@ -1,0 +1,239 @@
+/// The layers of a `Network` program, on feature maps: each sizes its output (keeping its
+/// storage when it fits) and runs on `Kernels`.
+extension Layers {
+    @inline(__always)
+    static func load(_ pointer: UnsafePointer<Float>) -> Vector {
+        UnsafeRawPointer(pointer).loadUnaligned(as: Vector.self)
+    }
+
+    /// Grows `scratch` to at least `count` values; it never shrinks, so runs at similar sizes
+    /// allocate nothing.
+    static func reserve(_ scratch: inout [Float], _ count: Int) {
+        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
+    }
+
+    /// A full convolution (one group), any kernel, stride and padding. A 1x1 convolution with
+    /// stride 1 is one matrix product over the input's planes; any other gathers its taps into
+    /// a band of output rows at a time (about a megabyte of columns) and multiplies that.
+    public static func convolution(
+        _ input: FeatureMap, weights: [Float], bias: [Float], kernel: (Int, Int), stride: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
+        scratch: inout [Float]
+    ) {
+        let inner = input.channels * kernel.0 * kernel.1, outputs = bias.count
+        precondition(weights.count == outputs * inner)
+        let height = (input.height + padding.top + padding.bottom - kernel.0) / stride.0 + 1
+        let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
+        output.reshape(channels: outputs, height: height, width: width)
+        let pointwise = kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
+        let band = pointwise ? 0 : max(1, min(height, (1 << 18) / max(1, inner * width)))
+        if !pointwise { reserve(&scratch, inner * band * width) }
+        input.storage.withUnsafeBufferPointer { source in
+            weights.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { b in
+                    output.storage.withUnsafeMutableBufferPointer { target in
+                        if pointwise {
+                            Kernels.multiply(weights: w.baseAddress!, columns: source.baseAddress!, columnStride: plane,
+                                             bias: b.baseAddress!, into: target.baseAddress!, outputStride: plane,
+                                             outputs: outputs, inner: inner, count: plane, activation: activation)
+                            return
+                        }
+                        scratch.withUnsafeMutableBufferPointer { columns in
+                            var row = 0
+                            while row < height {
+                                let rows = min(band, height - row)
+                                Kernels.gather(source.baseAddress!, channels: input.channels, height: input.height,
+                                               width: input.width, kernel: kernel, stride: stride,
+                                               padding: (padding.top, padding.left), firstRow: row, rows: rows,
+                                               outWidth: width, into: columns.baseAddress!)
+                                Kernels.multiply(weights: w.baseAddress!, columns: columns.baseAddress!,
+                                                 columnStride: rows * width, bias: b.baseAddress!,
+                                                 into: target.baseAddress! + row * width, outputStride: plane,
+                                                 outputs: outputs, inner: inner, count: rows * width, activation: activation)
+                                row += rows
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A depthwise convolution (one group per channel), any kernel, stride and padding.
+    public static func depthwiseConvolution(
+        _ input: FeatureMap, weights: [Float], bias: [Float], kernel: (Int, Int), stride: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
+        scratch: inout [Float]
+    ) {
+        precondition(weights.count == input.channels * kernel.0 * kernel.1 && bias.count == input.channels)
+        let outHeight = (input.height + padding.top + padding.bottom - kernel.0) / stride.0 + 1
+        let outWidth = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1
+        output.reshape(channels: input.channels, height: outHeight, width: outWidth)
+        reserve(&scratch, (input.height + padding.top + padding.bottom) * (input.width + padding.left + padding.right))
+        input.storage.withUnsafeBufferPointer { source in
+            weights.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { b in
+                    output.storage.withUnsafeMutableBufferPointer { target in
+                        scratch.withUnsafeMutableBufferPointer { padded in
+                            Kernels.depthwise(source.baseAddress!, channels: input.channels, height: input.height,
+                                              width: input.width, weights: w.baseAddress!, bias: b.baseAddress!,
+                                              kernel: kernel, stride: stride, padding: padding, activation: activation,
+                                              into: target.baseAddress!, outHeight: outHeight, outWidth: outWidth,
+                                              scratch: padded.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A transposed convolution with kernel and stride 2x2: each input pixel paints its own
+    /// 2x2 block, `out[o][2y+i][2x+j] = bias[o] + sum_c w[i][j][o][c] * in[c][y][x]`. Each of
+    /// the four taps is one matrix product into the scratch, then spread onto the output.
+    public static func transposedConvolution2x2(
+        _ input: FeatureMap, weights: [Float], bias: [Float], outputs: Int, activation: Activation,
+        into output: inout FeatureMap, scratch: inout [Float]
+    ) {
+        let inner = input.channels, plane = input.planeSize, width = input.width
+        precondition(weights.count == 4 * outputs * inner && bias.count == outputs)
+        output.reshape(channels: outputs, height: input.height * 2, width: width * 2)
+        reserve(&scratch, outputs * plane)
+        input.storage.withUnsafeBufferPointer { source in
+            weights.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { b in
+                    output.storage.withUnsafeMutableBufferPointer { target in
+                        scratch.withUnsafeMutableBufferPointer { products in
+                            for tap in 0..<4 {
+                                Kernels.multiply(weights: w.baseAddress! + tap * outputs * inner, columns: source.baseAddress!,
+                                                 columnStride: plane, bias: b.baseAddress!, into: products.baseAddress!,
+                                                 outputStride: plane, outputs: outputs, inner: inner, count: plane,
+                                                 activation: activation)
+                                let i = tap / 2, j = tap % 2
+                                for o in 0..<outputs {
+                                    let from = products.baseAddress! + o * plane
+                                    let to = target.baseAddress! + o * 4 * plane
+                                    for y in 0..<input.height {
+                                        let line = to + (2 * y + i) * 2 * width + j, row = from + y * width
+                                        for x in 0..<width { line[2 * x] = row[x] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The largest of each 2x2 window, stride 1, the output as large as the input: the windows
+    /// of the last row and column reach past the map, and that part is ignored (ONNX's
+    /// `SAME_UPPER` with the padding at minus infinity).
+    public static func maxPool2x2SameUpper(_ input: FeatureMap, into output: inout FeatureMap) {
+        let height = input.height, width = input.width
+        output.reshape(channels: input.channels, height: height, width: width)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                for c in 0..<input.channels {
+                    let plane = source.baseAddress! + c * height * width, out = target.baseAddress! + c * height * width
+                    for y in 0..<height {
+                        let top = plane + y * width, bottom = y + 1 < height ? top + width : top
+                        let line = out + y * width
+                        for x in 0..<(width - 1) {
+                            line[x] = max(max(top[x], top[x + 1]), max(bottom[x], bottom[x + 1]))
+                        }
+                        // The last column's window is its own column.
+                        line[width - 1] = max(top[width - 1], bottom[width - 1])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The inputs' channels one after another; every input has the same height and width.
+    public static func concatenate(_ inputs: [FeatureMap], into output: inout FeatureMap) {
+        let height = inputs[0].height, width = inputs[0].width
+        precondition(inputs.allSatisfy { $0.height == height && $0.width == width })
+        output.reshape(channels: inputs.reduce(0) { $0 + $1.channels }, height: height, width: width)
+        var offset = 0
+        output.storage.withUnsafeMutableBufferPointer { target in
+            for input in inputs {
+                input.storage.withUnsafeBufferPointer { source in
+                    (target.baseAddress! + offset).update(from: source.baseAddress!, count: input.count)
+                }
+                offset += input.count
+            }
+        }
+    }
+
+    /// `a + b` or `a * b`, element by element; `b` may be one value per channel (`C x 1 x 1`),
+    /// which scales or shifts each of `a`'s planes.
+    public static func combine(_ a: FeatureMap, _ b: FeatureMap, multiply: Bool, into output: inout FeatureMap) {
+        let perChannel = b.planeSize == 1 && a.planeSize != 1
+        precondition(a.channels == b.channels && (perChannel || (a.height == b.height && a.width == b.width)))
+        output.reshape(channels: a.channels, height: a.height, width: a.width)
+        let plane = a.planeSize
+        a.storage.withUnsafeBufferPointer { x in
+            b.storage.withUnsafeBufferPointer { y in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    for c in 0..<a.channels {
+                        let from = x.baseAddress! + c * plane, to = target.baseAddress! + c * plane
+                        var i = 0
+                        if perChannel {
+                            let value = y[c], v = Vector(repeating: value)
+                            while i + lanes <= plane {
+                                store(multiply ? load(from + i) * v : load(from + i) + v, to + i)
+                                i += lanes
+                            }
+                            while i < plane { to[i] = multiply ? from[i] * value : from[i] + value; i += 1 }
+                        } else {
+                            let other = y.baseAddress! + c * plane
+                            while i + lanes <= plane {
+                                store(multiply ? load(from + i) * load(other + i) : load(from + i) + load(other + i), to + i)
+                                i += lanes
+                            }
+                            while i < plane { to[i] = multiply ? from[i] * other[i] : from[i] + other[i]; i += 1 }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each channel's mean over its pixels, as a `C x 1 x 1` map.
+    public static func channelMean(_ input: FeatureMap, into output: inout FeatureMap) {
+        output.reshape(channels: input.channels, height: 1, width: 1)
+        let plane = input.planeSize
+        input.storage.withUnsafeBufferPointer { source in
+            for c in 0..<input.channels {
+                let from = source.baseAddress! + c * plane
+                var sum = Vector(), i = 0
+                while i + lanes <= plane {
+                    sum += load(from + i)
+                    i += lanes
+                }
+                var total = sum.sum()
+                while i < plane { total += from[i]; i += 1 }
+                output.storage[c] = total / Float(plane)
+            }
+        }
+    }
+
+    /// Nearest-neighbour enlargement by a whole factor: each value covers a `factor x factor`
+    /// block (ONNX `Resize`, nearest, asymmetric, floor).
+    public static func enlarge(_ input: FeatureMap, by factor: Int, into output: inout FeatureMap) {
+        let width = input.width, outWidth = width * factor
+        output.reshape(channels: input.channels, height: input.height * factor, width: outWidth)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                for c in 0..<input.channels {
+                    for y in 0..<input.height {
+                        let row = source.baseAddress! + (c * input.height + y) * width
+                        let first = target.baseAddress! + (c * input.height * factor + y * factor) * outWidth
+                        for x in 0..<outWidth { first[x] = row[x / factor] }
+                        for copy in 1..<factor { (first + copy * outWidth).update(from: first, count: outWidth) }
+                    }
+                }
+            }
+        }
+    }
+}
