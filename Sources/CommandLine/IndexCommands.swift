@@ -56,9 +56,9 @@ extension GlossCommand {
         results = SearchOutput.ranked(results, in: folder)
         if arguments.has("json") {
             let output = SearchOutput(query: query, results: results)
-            FileHandle.standardOutput.write(Data(try JSONOutput.encode(output) + [0x0A]))
+            StandardStreams.writeOutput(try JSONOutput.encode(output) + [0x0A])
         } else {
-            FileHandle.standardOutput.write(Data(results.map(\.text).joined().utf8))
+            StandardStreams.writeOutput(Array(results.map(\.text).joined().utf8))
         }
         return results.isEmpty ? 1 : 0
     }
