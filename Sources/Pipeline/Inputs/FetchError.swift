@@ -61,9 +61,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .network(let code, let message):
             what = "network error \(code): \(message)"
         case .tooLarge(let size, let limit, announced: true):
-            what = "Content-Length of \(bytes(size)) is over the limit of \(bytes(Int64(limit)))"
+            what = "Content-Length of \(bytes(size)) is over the limit of \(bytes(Int64(limit))) (see --max-file-size)"
         case .tooLarge(let size, let limit, announced: false):
-            what = "body is over the limit of \(bytes(Int64(limit))); stopped at \(bytes(size))"
+            what = "body is over the limit of \(bytes(Int64(limit))) (see --max-file-size); stopped at \(bytes(size))"
         case .connectTimedOut(let after):
             what = "no response within \(seconds(after))"
         case .timedOut(let after):
