@@ -87,6 +87,19 @@ struct CommandLineCheckTests {
         #expect(try BatchTests.manifest(here).pages.map(\.status) == [.ok])
     }
 
+    @Test func aSearchNestedPastTheLimitIsAUsageError() throws {
+        let scratch = try ScratchFolder()
+        let made = try Gloss.run(["annotate", Self.page, "-o", scratch.path, "--no-faces", "-q"])
+        try #require(made.status == 0, "\(made.standardError)")
+        for depth in [33, 100, 10_000] {
+            let query = String(repeating: "(", count: depth) + "page OR text" + String(repeating: ")", count: depth)
+            let run = try Gloss.run(["search", scratch.path, query])
+            #expect(run.status == 2, "\(depth): \(run.standardError.prefix(300))")
+            #expect(run.standardError.hasSuffix(": it nests parentheses \(depth) deep; at most 32 are allowed\n"),
+                    "\(run.standardError.suffix(200))")
+        }
+    }
+
     @Test func pathsAreTakenApartAsText() {
         #expect(PathText.parent(of: "X") == nil)
         #expect(PathText.parent(of: "X/") == nil)
