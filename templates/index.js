@@ -181,6 +181,20 @@
   // boolean query changes what it finds. Phrases are compared as written, code unit by code
   // unit; in NEAR groups and column filters repeats are kept. Gives the query FTS5 is to run.
   var maxTerms = 64;
+  // The deepest parentheses may nest (SearchQuery.maximumDepth): FTS5's parser overflows its
+  // stack at about 95 levels, and parse() below descends a level of the JavaScript stack per
+  // parenthesis, so both refuse a query past this depth, with the same message.
+  var maxDepth = 32;
+
+  function depthOf(tokens) {
+    var depth = 0;
+    var deepest = 0;
+    tokens.forEach(function (token) {
+      if (token.type === "LP") deepest = Math.max(deepest, ++depth);
+      else if (token.type === "RP") depth = Math.max(0, depth - 1);
+    });
+    return deepest;
+  }
 
   function limitQuery(query) {
     if (query.charAt(0) === "*") return query;
@@ -192,6 +206,10 @@
       throw error;
     }
     tokens.pop();
+    var depth = depthOf(tokens);
+    if (depth > maxDepth) {
+      throw new QueryError("it nests parentheses " + depth + " deep; at most " + maxDepth + " are allowed");
+    }
     var special = {LCP: true, RCP: true, COLON: true, COMMA: true, MINUS: true};
     var plain = !tokens.some(function (token, i) {
       return special[token.type] || (token.type === "STRING" && i + 1 < tokens.length && tokens[i + 1].type === "LP");
@@ -516,8 +534,11 @@
     try {
       query = parse(text, fts);
     } catch (error) {
-      if (!(error instanceof QueryError)) throw error;
-      return {error: error.message, timedOut: false, query: null, results: [], complete: false, caveat: null};
+      // A RangeError is the stack running out, which the depth limit is there to prevent: a
+      // query error all the same, never an exception that leaves the last result on screen.
+      if (!(error instanceof QueryError) && !(error instanceof RangeError)) throw error;
+      var message = error instanceof QueryError ? error.message : "the query is too complex to read";
+      return {error: message, timedOut: false, query: null, results: [], complete: false, caveat: null};
     }
     var limit = timeLimit === undefined ? searchTimeLimit : timeLimit;
     var deadline = Date.now() + limit;

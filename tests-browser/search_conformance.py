@@ -109,6 +109,14 @@ QUERIES += [case[0] for case in LIMITS["cases"] if "NEAR(" not in case[0]] + [
     " ".join(["harbour"] * 20000), " ".join(["\"quick brown\""] * 300) + " fox", "the the NOT harbour harbour",
     " OR ".join("w%d" % i for i in range(1, 66)), " ".join("w%d" % i for i in range(20000)),
 ]
+# Parentheses nested deeper than the limit are refused by both, with the same message (FTS5 itself
+# overflows its parser stack at about 95 levels; the browser's parser, its JavaScript stack).
+def nested(depth, inner="harbour OR quick"):
+    return "(" * depth + inner + ")" * depth
+
+
+DEEP = [nested(LIMITS["maximumDepth"]), nested(LIMITS["maximumDepth"] + 1), nested(100), nested(10000)]
+QUERIES += DEEP
 
 
 def skip(reason):
@@ -379,6 +387,28 @@ def main():
             report(titles == want, "listing of %r" % query, "listed %s, expected %s (%s)" % (titles, want, status))
             marks = driver.execute_script("return document.querySelectorAll('#result-list mark').length")
             report(marks >= len(expected), "snippets of %r mark the hits" % query, "%d marks" % marks)
+        # Nesting: within the limit FTS5 takes it; 100 levels FTS5 refuses as written; past the
+        # limit both refuse with the same message; 10,000 levels pasted after a search that found
+        # pages: refused, the old results gone, the message shown, nothing thrown.
+        report(not sqlite_answer(db, DEEP[0])["error"], "FTS5 takes parentheses %d deep" % LIMITS["maximumDepth"])
+        report(bool(sqlite_answer(db, DEEP[2])["error"]), "FTS5 refuses parentheses 100 deep")
+        for query in DEEP[1:]:
+            depth = query.count("(")
+            given = limited(query, True)
+            report(given.get("error") == "it nests parentheses %d deep; at most %d are allowed" % (depth, LIMITS["maximumDepth"]),
+                   "parentheses %d deep are refused" % depth, repr(given)[:200])
+        field.clear()
+        field.send_keys("harbour")
+        time.sleep(0.4)
+        before = len(driver.find_elements("css selector", "#result-list li"))
+        driver.execute_script("var f = document.getElementById('search'); f.value = arguments[0];"
+                              " f.dispatchEvent(new Event('input'));", DEEP[3])
+        time.sleep(0.6)
+        status = driver.find_element("id", "search-status").text
+        after = len(driver.find_elements("css selector", "#result-list li"))
+        report(before > 0 and after == 0 and status == "Query error: it nests parentheses 10000 deep; at most %d are allowed"
+               % LIMITS["maximumDepth"], "a pasted query 10,000 deep is refused and the old results cleared",
+               "%d results before, %d after, status %r" % (before, after, status))
         # A query far past the limit, pasted: refused at once, the page still answering.
         driver.execute_script("var f = document.getElementById('search'); f.value = arguments[0];"
                               " f.dispatchEvent(new Event('input'));", " ".join("w%d" % i for i in range(20000)))

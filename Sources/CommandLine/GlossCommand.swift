@@ -13,9 +13,10 @@ import GlossTextRecognition
 /// search that could not be made at all is 2.
 public enum GlossCommand {
     public static func main(_ arguments: [String]) async -> Int32 {
+        StandardStreams.ignoreBrokenPipes()
         var words = arguments.dropFirst()
         guard let command = words.popFirst() else {
-            FileHandle.standardError.write(Data(overview.utf8))
+            StandardStreams.writeError(overview)
             return 2
         }
         do {
@@ -46,6 +47,14 @@ public enum GlossCommand {
             return 2
         } catch let error as QueryError {
             printError("gloss: \(error)")
+            return 2
+        } catch let error as OutputFolderError {
+            printError("gloss: \(error)")
+            return 2
+        } catch let error as TextRecognitionError {
+            // A language without its model is a mistake on the command line, found before anything is written.
+            printError("gloss: \(error)")
+            guard case .missingLanguage = error.reason else { return 1 }
             return 2
         } catch {
             printError("gloss: \(error)")
@@ -217,7 +226,11 @@ public enum GlossCommand {
         var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
                                   force: arguments.has("force"), fetching: fetching, shard: try shard(from: arguments))
         annotator.waitsForFolder = arguments.has("wait")
-        if let size = try arguments.byteCount("max-file-size") { annotator.maxFileSize = size }
+        if let size = try arguments.byteCount("max-file-size") {
+            // Downloads too: a download is a file read from memory, capped the same.
+            annotator.maxFileSize = size
+            annotator.fetching.maximumBytes = size
+        }
 
         let (updates, continuation) = AsyncStream.makeStream(of: ProgressUpdate.self)
         let (events, eventSink) = AsyncStream.makeStream(of: BatchEvent.self)
@@ -245,7 +258,8 @@ public enum GlossCommand {
         progress.close()
         let manifest = try await batch.value
         if interruption.happened {
-            printError("gloss: interrupted after \(BatchSummary.format(progress.elapsed)); "
+            let summary = BatchSummary(tally: progress.tally, elapsed: progress.elapsed, folder: output)
+            printError("gloss: interrupted after \(BatchSummary.format(progress.elapsed)): \(summary.counts); "
                        + "\(BatchSummary.count(manifest.pages.count, "page")) recorded in \(output)/gloss.json")
             return 130
         }
@@ -275,13 +289,27 @@ public enum GlossCommand {
         }
     }
 
-    /// `--iiif-base`: an absolute http(s) URL, given a trailing slash so ids append to it.
+    /// `--iiif-base`: an absolute http(s) URL, given a trailing slash so ids append to it. It
+    /// must be a URI as RFC 3986 writes one (no space, quote or other character a URI has to
+    /// escape, every `%` starting an escape), since every IIIF id is made from it as it is.
     static func iiifBase(_ text: String) throws -> String {
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+        guard isURIText(text), let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
               url.host?.isEmpty == false, url.query == nil, url.fragment == nil else {
             throw UsageError("--iiif-base takes an http(s) URL such as https://archive.example/batch1/, not '\(text)'")
         }
         return text.hasSuffix("/") ? text : text + "/"
+    }
+
+    /// Whether `text` holds only the characters of a URI (RFC 3986's unreserved and reserved
+    /// ones), each `%` followed by two hex digits.
+    static func isURIText(_ text: String) -> Bool {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8)
+        let bytes = Array(text.utf8)
+        for (index, byte) in bytes.enumerated() where !allowed.contains(byte) {
+            guard byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                  bytes[index + 1...index + 2].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }) else { return false }
+        }
+        return !bytes.isEmpty
     }
 
     static func shard(from arguments: ParsedArguments) throws -> Shard? {
@@ -363,7 +391,7 @@ public enum GlossCommand {
         var annotator = Annotator(settings: settings, jobs: 1)
         if let size = try arguments.byteCount("max-file-size") { annotator.maxFileSize = size }
         let report = try await annotator.read(file: path, pageIndex: page - 1)
-        FileHandle.standardOutput.write(Data(try JSONOutput.encode(report) + [0x0A]))
+        StandardStreams.writeOutput(try JSONOutput.encode(report) + [0x0A])
         if let error = report.error { printError("gloss: \(error)") }
         return report.status == .ok ? 0 : 1
     }
@@ -371,6 +399,7 @@ public enum GlossCommand {
 
 /// Writes `lines` on stderr, one each, with their control characters escaped: a file name that
 /// holds a newline or a terminal escape sequence cannot forge a line, or colour one, in a log.
+/// Nothing, once stderr has lost its reader (`StandardStreams`).
 func printError(_ lines: String...) {
-    FileHandle.standardError.write(Data(lines.map { TerminalText.escaping($0) + "\n" }.joined().utf8))
+    StandardStreams.writeError(lines.map { TerminalText.escaping($0) + "\n" }.joined())
 }

@@ -70,14 +70,14 @@ extension GlossCommand {
         results = SearchOutput.ranked(results, in: folder)
         if arguments.has("json") {
             let output = SearchOutput(query: query, results: results)
-            FileHandle.standardOutput.write(Data(try JSONOutput.encode(output) + [0x0A]))
+            StandardStreams.writeOutput(try JSONOutput.encode(output) + [0x0A])
         } else if results.isEmpty {
             // On stderr, so that a script reading the results still reads none.
             let faces = minimumFaces.map { "at least " + BatchSummary.count($0, "face") }
             printError("gloss: " + (query.map { "no page matches '\($0)'" + (faces.map { " with " + $0 } ?? "") }
                                     ?? "no page has " + (faces ?? "")))
         } else {
-            FileHandle.standardOutput.write(Data(results.map(\.text).joined().utf8))
+            StandardStreams.writeOutput(Array(results.map(\.text).joined().utf8))
         }
         return results.isEmpty ? 1 : 0
     }

@@ -27,7 +27,7 @@ final class ProgressDisplay {
                 return Int(size.ws_col)
             },
             now: { .now },
-            write: { FileHandle.standardError.write(Data($0.utf8)) })
+            write: { StandardStreams.writeError($0) })
     }
 
     /// Which page of which file.
@@ -119,6 +119,7 @@ final class ProgressDisplay {
         let minutes = elapsed.secondsValue / 60
         var counts = ["\(tally.filesReached.count)/\(tally.files) files", BatchSummary.count(tally.pages, "page"),
                       "\(tally.failed) failed"]
+        if tally.cancelled > 0 { counts.append("\(tally.cancelled) cancelled") }
         if tally.skipped > 0 { counts.append("\(tally.skipped) already done") }
         var rate: String?
         var estimate: [String] = []

@@ -185,11 +185,6 @@ public struct ImageFile: Sendable {
         guard size.pixelCount <= pixelLimit else {
             throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
         }
-        if let webp, webp.holdsWholeImage, size.pixelCount > WebPDecoder.wholeImageLimit {
-            throw ImagingError(path: path, reason: .tooLargeForDecoder(
-                width: size.width, height: size.height, limit: WebPDecoder.wholeImageLimit,
-                why: "libwebp holds a lossless or transparent WebP whole, 4 bytes a pixel, whatever size it is read at"))
-        }
         // A single image's bytes are bounded by its pixels: twice their raw size in the file's
         // own layout (compression that fails, row filters), plus room for metadata. More is
         // refused, so no file makes Gloss hash or decode bytes its header cannot account for.

@@ -7,17 +7,13 @@ import GlossGeometry
 ///
 /// libwebp's lossless decoder holds the whole image, 4 bytes a pixel, whatever size it is asked
 /// to output (`AllocateInternalBuffers32b` in `vp8l_dec.c`), and so may the decoder of a
-/// transparent image's alpha plane: such files above `wholeImageLimit` pixels are refused.
+/// transparent image's alpha plane: 576 MB for 12000x12000. Such a file has no limit of its own:
+/// like every page it is refused above `--max-pixels`, and its stored pixels, which is what
+/// libwebp holds, are what it takes of the batch's pixel budget while it is read.
 enum WebPDecoder {
-    /// The most pixels of a lossless or transparent WebP: 40 megapixels keep libwebp's whole
-    /// image (160 MB) and the decoded copy within the 400 MB a page may take.
-    static let wholeImageLimit = 40_000_000
-
     /// What the bitstream's header says.
     struct Features {
         var size: PixelSize
-        /// Decoding holds the whole image in libwebp: lossless, or with an alpha plane.
-        var holdsWholeImage: Bool
         var hasAlpha: Bool
     }
 
@@ -25,8 +21,7 @@ enum WebPDecoder {
         var features = WebPBitstreamFeatures()
         guard WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features) == VP8_STATUS_OK
         else { return nil }
-        return Features(size: PixelSize(width: Int(features.width), height: Int(features.height)),
-                        holdsWholeImage: features.format != 1 || features.has_alpha != 0, hasAlpha: features.has_alpha != 0)
+        return Features(size: PixelSize(width: Int(features.width), height: Int(features.height)), hasAlpha: features.has_alpha != 0)
     }
 
     /// The image as RGB (transparency shown on white), reduced by the smallest whole factor that

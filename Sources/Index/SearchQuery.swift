@@ -11,6 +11,10 @@ struct SearchQuery {
     /// The most terms (words, "phrases", prefix*) a query may look for, repeats side by side
     /// counted once.
     static let maximumTerms = 64
+    /// The deepest parentheses may nest. FTS5's parser keeps a stack of 100 entries and refuses
+    /// a query of about 95 levels ("parser stack overflow"); the report's search descends a
+    /// level per parenthesis. Both refuse past this depth, with the same message.
+    static let maximumDepth = 32
 
     /// What FTS5 runs: the query itself unless a repeat was dropped.
     let text: String
@@ -24,6 +28,10 @@ struct SearchQuery {
         guard !query.hasPrefix("*"), let lexemes = Lexeme.split(query) else {
             text = query
             return
+        }
+        let depth = Self.depth(of: lexemes)
+        guard depth <= Self.maximumDepth else {
+            throw QueryError(query: typed, reason: "it nests parentheses \(depth) deep; at most \(Self.maximumDepth) are allowed")
         }
         // NEAR groups and column filters give a phrase's neighbours another meaning: repeats
         // there are kept, and only counted.
@@ -76,6 +84,20 @@ public enum QuerySyntax: Sendable {
 }
 
 extension SearchQuery {
+    /// How deep the parentheses of `lexemes` nest (an unclosed one counts as open to the end).
+    private static func depth(of lexemes: [Lexeme]) -> Int {
+        var depth = 0, deepest = 0
+        for lexeme in lexemes {
+            if lexeme.kind == .leftParenthesis {
+                depth += 1
+                deepest = max(deepest, depth)
+            } else if lexeme.raw == ")" {
+                depth = max(0, depth - 1)
+            }
+        }
+        return deepest
+    }
+
     /// Whether `query` uses FTS5's syntax on purpose (see `QuerySyntax.automatic`).
     static func isDeliberate(_ query: String) -> Bool {
         let scalars = Array(query.unicodeScalars)

@@ -54,6 +54,8 @@ public struct BatchIndexView {
     }
 
     public var entries: [Entry]
+    /// Input files a stopped run did not start: they have no entry, and the summary counts them.
+    public var notStarted: Int
     /// Cards per chunk of a group.
     static let chunkSize = 100
     /// The widest grid the `rows-N` estimate assumes, in cards.
@@ -63,8 +65,9 @@ public struct BatchIndexView {
     public var dataPath: String
     let names: SourceNames
 
-    public init(entries: [Entry], assetsPath: String = "assets/", dataPath: String = "data/") {
+    public init(entries: [Entry], notStarted: Int = 0, assetsPath: String = "assets/", dataPath: String = "data/") {
         self.entries = entries
+        self.notStarted = notStarted
         self.assetsPath = assetsPath
         self.dataPath = dataPath
         names = SourceNames(pages: entries.map { ($0.source, $0.pageIndex) })
@@ -72,14 +75,17 @@ public struct BatchIndexView {
 
     public func render() -> String {
         let failures = entries.filter { $0.status != .ok }
+        let cancelled = failures.count(where: { $0.status == .cancelled })
         let words = entries.map(\.wordCount).reduce(0, +)
         let faces = entries.map(\.faceCount).reduce(0, +)
-        let summary = [
-            entries.count == 1 ? "1 page" : "\(entries.count) pages",
-            "\(failures.count) not read",
+        // Pages a stop cancelled are not pages that could not be read: the next run reads them.
+        var counts = [entries.count == 1 ? "1 page" : "\(entries.count) pages", "\(failures.count - cancelled) not read"]
+        if cancelled > 0 { counts.append("\(cancelled) cancelled") }
+        if notStarted > 0 { counts.append(notStarted == 1 ? "1 input not started" : "\(notStarted) inputs not started") }
+        let summary = (counts + [
             words == 1 ? "1 word" : "\(words) words",
             faces == 1 ? "1 face" : "\(faces) faces",
-        ].joined(separator: " · ")
+        ]).joined(separator: " · ")
         let groups = self.groups()
         let folderNumbers = Dictionary(uniqueKeysWithValues: groups.folders.enumerated().map { ($1, $0) })
         return Template(source: Templates.index).render([

@@ -38,10 +38,17 @@ public struct TextRecognitionError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch reason {
         case .missingLanguage(let language, let searched):
-            "no Tesseract model for language '\(language)' (looked for \(language).traineddata in \(searched.joined(separator: ", ")); install tesseract-ocr-\(language)"
+            "no Tesseract model for language '\(language)' (looked for \(language).traineddata in "
+                + "\(searched.joined(separator: ", "))); install the Debian package \(Self.debianPackage(for: language))"
         case .invalidPageSegmentationMode(let mode):
             "page segmentation mode \(mode) is not one of Tesseract's 0...13"
         case .engineFailed(let what): "Tesseract failed: \(what)"
         }
+    }
+
+    /// The Debian package that provides a language's model: `tesseract-ocr-fra`,
+    /// `tesseract-ocr-chi-sim` for `chi_sim`.
+    static func debianPackage(for language: String) -> String {
+        "tesseract-ocr-" + String(language.lowercased().map { $0 == "_" ? "-" : $0 })
     }
 }

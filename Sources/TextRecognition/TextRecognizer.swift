@@ -147,6 +147,12 @@ public final class TextRecognizer {
         return page
     }
 
+    /// Throws the `missingLanguage` error an engine for `options` would, without making one:
+    /// how a batch refuses a language it has no model for before it writes anything.
+    public static func checkModels(for options: RecognitionOptions) throws {
+        _ = try modelFolder(for: options)
+    }
+
     /// The folder holding a model for every requested language, or an error naming the missing one.
     static func modelFolder(for options: RecognitionOptions) throws -> String {
         var candidates: [String] = []

@@ -1,3 +1,4 @@
+import Foundation
 import GlossGeometry
 @testable import GlossImaging
 import GlossTestSupport
@@ -31,6 +32,25 @@ struct HostileInputTests {
         }
         #expect(error.path == path)
         #expect(error.description.contains(reason), "\(error)")
+    }
+
+    /// A lossless WebP of 48 megapixels, flat colour, made by Pillow in a scratch file: above
+    /// the 40 megapixels Gloss once refused such a file at, whatever `--max-pixels` said.
+    @Test func aLosslessWebPAboveFortyMegapixelsIsRead() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-lossless-\(UUID().uuidString).webp").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let maker = Process()
+        maker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        maker.arguments = ["-c", "import sys; from PIL import Image; "
+                           + "Image.new('RGB', (8000, 6000), (200, 120, 40)).save(sys.argv[1], 'WEBP', lossless=True, method=0)", path]
+        try maker.run()
+        maker.waitUntilExit()
+        try #require(maker.terminationStatus == 0, "Pillow could not write the WebP")
+        let file = try ImageFile(contentsOf: path)
+        #expect(file.format == .webp && file.storedSize == PixelSize(width: 8000, height: 6000))
+        let page = try file.decodePage()
+        #expect(page.raster.width == 8000 && page.raster.height == 6000 && page.raster.layout == .rgb)
+        #expect(Array(page.raster.pixels.prefix(3)) == [200, 120, 40] && Array(page.raster.pixels.suffix(3)) == [200, 120, 40])
     }
 
     @Test(arguments: [("bad/broken-second-page.tif", "page 2's pixels cannot be read"),

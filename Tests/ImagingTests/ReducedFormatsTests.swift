@@ -69,12 +69,16 @@ struct ReducedFormatsTests {
         return Array("RIFF".utf8) + littleEndian(4 + 8 + chunk.count) + Array("WEBPVP8L".utf8) + littleEndian(chunk.count) + chunk
     }()
 
-    @Test func aLosslessWebPTooLargeToHoldWholeIsRefusedBeforeDecoding() throws {
-        let error = try #require(throws: ImagingError.self) { try ImageFile(bytes: Self.largeLosslessWebP, path: "big.webp") }
-        #expect(error.reason == .tooLargeForDecoder(
-            width: 12000, height: 12000, limit: WebPDecoder.wholeImageLimit,
-            why: "libwebp holds a lossless or transparent WebP whole, 4 bytes a pixel, whatever size it is read at"))
-        #expect(error.description.contains("image is 12000x12000 = 144000000 pixels, above the limit of 40000000"), "\(error)")
+    @Test func aLosslessWebPHasNoLimitOfItsOwnButTheMaximumPixels() throws {
+        let file = try ImageFile(bytes: Self.largeLosslessWebP, path: "big.webp")
+        #expect(file.storedSize == PixelSize(width: 12000, height: 12000))
+        #expect(file.pixelCount(ofPage: 0) == 144_000_000, "what it takes of the pixel budget: what libwebp holds")
+        let error = try #require(throws: ImagingError.self) {
+            try ImageFile(bytes: Self.largeLosslessWebP, path: "big.webp", pixelLimit: 100_000_000)
+        }
+        #expect(error.reason == .tooLarge(width: 12000, height: 12000, limit: 100_000_000))
+        #expect(error.description.contains("image is 12000x12000 = 144000000 pixels, above the limit of 100000000 (see --max-pixels)"),
+                "\(error)")
     }
 
     /// giflib decodes every frame before Leptonica keeps the first: a second frame claiming

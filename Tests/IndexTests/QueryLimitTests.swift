@@ -9,6 +9,7 @@ import Testing
     /// The cases `tests-browser/search_conformance.py` gives the report's search too.
     struct Shared: Decodable {
         var maximumTerms: Int
+        var maximumDepth: Int
         var cases: [[String?]]
     }
 
@@ -21,6 +22,7 @@ import Testing
 
     @Test func repeatsAreDroppedAndTooManyTermsRefusedAsInTheBrowser() throws {
         #expect(BatchIndex.maximumQueryTerms == Self.shared.maximumTerms)
+        #expect(SearchQuery.maximumDepth == Self.shared.maximumDepth)
         for pair in Self.shared.cases {
             let query = try #require(pair[0])
             if let expected = pair[1] {
@@ -48,6 +50,20 @@ import Testing
             guard let error = error as? QueryError else { return false }
             return error.query == query && error.reason.contains("65 terms") && error.reason.contains("at most 64")
                 && error.description.count < 200
+        }
+    }
+
+    @Test(arguments: [33, 100, 10_000])
+    func parenthesesNestedPastTheLimitAreRefusedAsInTheBrowser(depth: Int) throws {
+        let scratch = try ScratchIndex(archive)
+        func nested(_ depth: Int) -> String {
+            String(repeating: "(", count: depth) + "harbour OR staff" + String(repeating: ")", count: depth)
+        }
+        #expect(try !scratch.index.search(nested(SearchQuery.maximumDepth)).isEmpty, "FTS5 takes the deepest allowed")
+        let query = nested(depth)
+        #expect { try scratch.index.search(query) } throws: { error in
+            guard let error = error as? QueryError else { return false }
+            return error.reason == "it nests parentheses \(depth) deep; at most 32 are allowed"
         }
     }
 

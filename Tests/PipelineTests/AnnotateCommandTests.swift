@@ -127,11 +127,12 @@ enum Gloss {
         return lines[..<summary].filter { !$0.hasPrefix("gloss: ok ") }
     }
 
-    /// Any program run to its end, with its status and both outputs.
-    static func run(_ program: String, _ arguments: [String]) throws -> Run {
+    /// Any program run to its end (in `folder`, or the tests' own), with its status and both outputs.
+    static func run(_ program: String, _ arguments: [String], in folder: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error

@@ -118,6 +118,54 @@ struct RemoteInputTests {
         }
     }
 
+    @Test func aGzipBombIsStoppedOnceWhatItUnpacksPassesTheCap() async throws {
+        try await withTestServer { server in
+            let started = ContinuousClock.now
+            let error = try await fetchError(Self.fetcher(), server.url("/gzip-bomb"))
+            guard case .tooLarge(let size, let limit, let announced) = error.cause else {
+                Issue.record("expected tooLarge, got \(error)")
+                return
+            }
+            #expect(limit == 1 << 20 && !announced)
+            #expect(size > limit && size < 2 << 20, "the unpacked bytes are counted: \(size)")
+            #expect(ContinuousClock.now - started < .seconds(4))
+        }
+    }
+
+    /// `gloss annotate` of an endless download, under `/usr/bin/time`: it fails naming the cap,
+    /// and its peak memory above the same run's on a page that is not there is about the cap,
+    /// not the 1.3 times it was while the body's buffer doubled (a 128 MiB buffer copied into
+    /// a 256 MiB one). The body comes at 100 MB/s, a pace the client keeps up with: faster,
+    /// chunks URLSession has queued for the delegate can pile up beside the body when the
+    /// process is short of CPU, which is no measure of the body's buffer.
+    @Test func anEndlessDownloadFailsNamingTheCapAndTakesNoMoreMemoryThanTheCap() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs /usr/bin/time (Debian's time)")
+        try await withTestServer { server in
+            let scratch = try ScratchFolder()
+            let folder = scratch.path
+            let cap = 192 << 20
+            func peak(_ path: String, _ output: String) async throws -> (Gloss.Run, Int) {
+                let url = server.url(path).absoluteString
+                let run = try await onThread {
+                    try Gloss.run("/usr/bin/time", ["-f", "peak %M", Gloss.executable, "annotate", url, "-o", folder + "/" + output,
+                                                    "--no-faces", "--max-file-size", "192M"])
+                }
+                let line = run.standardError.split(separator: "\n").last { $0.hasPrefix("peak ") } ?? ""
+                return (run, (Int(line.dropFirst(5)) ?? 0) * 1024)
+            }
+            let started = ContinuousClock.now
+            let (endless, endlessPeak) = try await peak("/paced-nolength", "endless")
+            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(endless.status == 1)
+            #expect(endless.standardError.contains("body is over the limit of 201326592 bytes (192 MiB) (see --max-file-size); stopped at "),
+                    "\(endless.standardError)")
+            let (missing, basePeak) = try await peak("/missing", "missing")
+            #expect(missing.status == 1 && basePeak > 0, "\(missing.standardError)")
+            let extra = endlessPeak - basePeak
+            #expect(extra < cap + cap / 8, "\(extra >> 20) MiB above a run without a body, for a cap of \(cap >> 20) MiB")
+        }
+    }
+
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
         try await withTestServer { server in
             let fetcher = Self.fetcher(totalTimeout: .seconds(30))

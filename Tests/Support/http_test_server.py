@@ -14,6 +14,8 @@ its stdin closes, so a test process that dies never leaves it behind. Behaviour 
   /drop            first request: half the declared body, then the connection is cut; then IMAGE
   /huge            claims 4 GiB in Content-Length and streams zeros
   /huge-nolength   streams zeros, chunked, with no Content-Length
+  /gzip-bomb       chunked, Content-Encoding: gzip: 4 GiB of zeros in about 4 MB on the wire
+  /paced-nolength  as /huge-nolength, at most 100 MB/s: a client that keeps up holds no backlog
   /stats           {"requests": {path: count}, "hangups": {path: count}}: requests seen per
                    path (/stats aside), and clients of /stall and /silent that hung up
 """
@@ -24,6 +26,7 @@ import select
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CHUNK = b"\0" * 65536
@@ -109,12 +112,38 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.stream(lambda chunk: b"%x\r\n%s\r\n" % (len(chunk), chunk))
 
-    def stream(self, frame):
+    def gzip_bomb(self, seen):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+
+        def frame(chunk):
+            packed = packer.compress(chunk)
+            return b"%x\r\n%s\r\n" % (len(packed), packed) if packed else b""
+
+        self.stream(frame)
+
+    def paced_nolength(self, seen):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.stream(lambda chunk: b"%x\r\n%s\r\n" % (len(chunk), chunk), rate=100e6)
+
+    def stream(self, frame, rate=None):
         # Bounded, so a client that never stops reading cannot keep this thread forever.
         sent = 0
+        started = time.monotonic()
         while sent < HUGE:
             self.wfile.write(frame(CHUNK))
             sent += len(CHUNK)
+            if rate is not None:
+                ahead = sent / rate - (time.monotonic() - started)
+                if ahead > 0:
+                    time.sleep(ahead)
         self.close_connection = True
 
     def wait(self):
@@ -144,6 +173,8 @@ ROUTES = {
     "/drop": Handler.drop,
     "/huge": Handler.huge,
     "/huge-nolength": Handler.huge_nolength,
+    "/gzip-bomb": Handler.gzip_bomb,
+    "/paced-nolength": Handler.paced_nolength,
 }
 
 

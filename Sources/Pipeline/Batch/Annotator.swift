@@ -3,6 +3,7 @@ import GlossContract
 import GlossGeometry
 import GlossImaging
 import GlossIndex
+import GlossTextRecognition
 import Synchronization
 
 /// What a running batch reports, in the order it happens.
@@ -77,7 +78,9 @@ public struct Annotator: Sendable {
     /// Failed pages are recorded in the manifest; only a folder that cannot be written, or an
     /// engine that cannot be loaded, throws; and inputs that do not exist (`MissingInputError`,
     /// before the folder is made) or hold nothing to read (`EmptyInputError`, leaving the folder
-    /// as it was before the run). Cancelling the calling task stops starting pages,
+    /// as it was before the run); a language without its model (`TextRecognitionError`) and an
+    /// output path that is a file (`OutputFolderError`) are refused before anything is written.
+    /// Cancelling the calling task stops starting pages,
     /// cancels those in flight, and still writes the manifest and index of every finished page.
     public func annotate(
         _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
@@ -87,8 +90,10 @@ public struct Annotator: Sendable {
         // output folder is made.
         let missing = inputs.filter(InputCollector.namesNothing)
         guard missing.isEmpty else { throw MissingInputError(paths: missing) }
+        // So is a language without its model, which would fail every page.
+        if settings.recognizeText { try TextRecognizer.checkModels(for: settings.recognition) }
         let layout = OutputLayout(folder: folder)
-        let created = OutputFolderCreation(layout: layout)
+        let created = try OutputFolderCreation(layout: layout)
         try AtomicFile.createDirectory(layout.pagesFolder)
         // Before anything in the folder is touched (even a killed run's temporary files, which
         // could be another live run's), and before the inputs are walked, so that the lock file

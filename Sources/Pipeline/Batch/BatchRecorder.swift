@@ -184,14 +184,16 @@ actor BatchRecorder {
     private func writeReport(final: Bool) throws -> BatchManifest {
         lastWrite = .now
         let pages = (0..<fileCount).flatMap { entriesByFile[$0] ?? earlierByFile[$0] ?? [] }
-        let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
+        let notStarted = (0..<fileCount).count(where: { entriesByFile[$0] == nil && earlierByFile[$0] == nil })
+        let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages,
+                                     notStarted: notStarted > 0 ? notStarted : nil)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
         if final {
             try database.retainOnly(pages: Set(pages.map(\.id)))
             try BatchReport.writeSharedData(of: pages, searching: database.searchablePages(), into: layout)
             try BatchReport.writeIIIF(of: pages, settings: settings, into: layout)
         }
-        try BatchReport.writeIndex(of: pages, into: layout)
+        try BatchReport.writeIndex(of: pages, notStarted: notStarted, into: layout)
         return manifest
     }
 

@@ -7,14 +7,15 @@ import GlossReports
 
 /// The batch-wide files, written the same way by a running batch and by `merge`.
 enum BatchReport {
-    /// `index.html`: one card per page, grouped by folder or file in manifest order.
-    static func writeIndex(of pages: [ManifestEntry], into layout: OutputLayout) throws {
+    /// `index.html`: one card per page, grouped by folder or file in manifest order, and the
+    /// count of input files a stopped run did not start.
+    static func writeIndex(of pages: [ManifestEntry], notStarted: Int = 0, into layout: OutputLayout) throws {
         let index = BatchIndexView(entries: pages.map {
             BatchIndexView.Entry(
                 source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
                 meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs["html"],
                 imagePath: $0.outputs["thumbnail"] ?? $0.outputs["image"], suspect: $0.suspect == true)
-        })
+        }, notStarted: notStarted)
         try AtomicFile.write(index.render(), to: layout.indexPath)
     }
 

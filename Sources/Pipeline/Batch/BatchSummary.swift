@@ -11,8 +11,10 @@ public struct BatchTally: Sendable, Equatable {
     /// Pages this run read (whatever became of them) and pages an earlier run had finished.
     public var read = 0
     public var skipped = 0
-    /// Pages not read: failed, timed out or cancelled.
+    /// Pages not read: failed or timed out.
     public var failed = 0
+    /// Pages stopped by an interruption (Ctrl-C, SIGTERM): not failed, to be read by the next run.
+    public var cancelled = 0
     /// Words and faces of every page read or skipped.
     public var words = 0
     public var faces = 0
@@ -23,6 +25,8 @@ public struct BatchTally: Sendable, Equatable {
 
     /// Pages ended or skipped.
     public var pages: Int { read + skipped }
+    /// Input files of which no page was reached: not started when the batch was stopped.
+    public var notStarted: Int { max(0, files - filesReached.count) }
 
     public mutating func count(_ event: BatchEvent) {
         switch event {
@@ -39,7 +43,11 @@ public struct BatchTally: Sendable, Equatable {
 
     private mutating func add(_ entry: ManifestEntry) {
         filesReached.insert(entry.source)
-        if entry.status != .ok { failed += 1 }
+        switch entry.status {
+        case .ok: break
+        case .cancelled: cancelled += 1
+        default: failed += 1
+        }
         words += entry.words
         faces += entry.faces
         if entry.suspect == true { suspect += 1 }
@@ -65,15 +73,25 @@ public struct BatchSummary: Sendable {
     ///     done in 1m12s: 12 pages read, 3 skipped (finished in an earlier run), 1 failed
     ///     4310 words, 7 faces; 2 pages to review (ink without words)
     ///     open out/index.html, or search: gloss search out WORD
+    ///
+    /// A batch that was stopped also counts its cancelled pages and the inputs it did not start.
     public var lines: [String] {
-        var counts = [Self.count(tally.read - tally.failed, "page") + " read"]
-        if tally.skipped > 0 { counts.append("\(tally.skipped) skipped (finished in an earlier run)") }
-        counts.append("\(tally.failed) failed")
         var found = [Self.count(tally.words, "word"), Self.count(tally.faces, "face")].joined(separator: ", ")
         if tally.suspect > 0 { found += "; " + Self.count(tally.suspect, "page") + " to review (ink without words)" }
         let next = "open \((folder as NSString).appendingPathComponent("index.html")), "
             + "or search: gloss search \(Self.shellWord(folder)) WORD"
-        return ["done in \(Self.format(elapsed)): " + counts.joined(separator: ", "), found, next]
+        return ["done in \(Self.format(elapsed)): " + counts, found, next]
+    }
+
+    /// `12 pages read, 3 skipped (finished in an earlier run), 1 failed`, then `2 cancelled` and
+    /// `24 inputs not started` when the batch was stopped before them.
+    public var counts: String {
+        var counts = [Self.count(tally.read - tally.failed - tally.cancelled, "page") + " read"]
+        if tally.skipped > 0 { counts.append("\(tally.skipped) skipped (finished in an earlier run)") }
+        if tally.cancelled > 0 { counts.append("\(tally.cancelled) cancelled") }
+        counts.append("\(tally.failed) failed")
+        if tally.notStarted > 0 { counts.append(Self.count(tally.notStarted, "input") + " not started") }
+        return counts.joined(separator: ", ")
     }
 
     /// `1 page`, `2 pages`.

@@ -70,6 +70,9 @@ public struct BatchManifest: Codable, Sendable {
     public var generator: String
     public var settings: AnnotationSettings
     public var pages: [ManifestEntry]
+    /// Input files a stopped run (Ctrl-C, SIGTERM) did not start and no earlier run recorded,
+    /// so no entry stands for them; nil when there are none.
+    public var notStarted: Int? = nil
 
     public var failedCount: Int { pages.filter { $0.status != .ok }.count }
 }

@@ -63,9 +63,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             // A transfer error may quote the URL it was given.
             what = "network error \(code): " + message.replacingOccurrences(of: url.absoluteString, with: RedactedURL.shown(url.absoluteString))
         case .tooLarge(let size, let limit, announced: true):
-            what = "Content-Length of \(bytes(size)) is over the limit of \(bytes(Int64(limit)))"
+            what = "Content-Length of \(bytes(size)) is over the limit of \(bytes(Int64(limit))) (see --max-file-size)"
         case .tooLarge(let size, let limit, announced: false):
-            what = "body is over the limit of \(bytes(Int64(limit))); stopped at \(bytes(size))"
+            what = "body is over the limit of \(bytes(Int64(limit))) (see --max-file-size); stopped at \(bytes(size))"
         case .connectTimedOut(let after):
             what = "no response within \(seconds(after))"
         case .timedOut(let after):
