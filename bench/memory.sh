@@ -5,7 +5,7 @@
 # `gloss annotate` (hash, decode, text, faces, HTML), one at a time: a 1 GiB sparse file with a
 # PNG header of 1000x1000 (refused from its size and header, before it is read), and a
 # 12000x12000 page (144 megapixels, under the default limit) as lossless and lossy WebP, G4 and
-# deflate TIFF and GIF, with a lossless WebP of 6000x6000 under the lossless bound; then the
+# deflate TIFF and GIF, and a lossless WebP of 6000x6000 (libwebp holds lossless images whole); then the
 # largest pages held whole, the worst case per page.
 #   bench/memory.sh
 set -euo pipefail
