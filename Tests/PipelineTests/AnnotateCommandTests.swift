@@ -127,11 +127,12 @@ enum Gloss {
         return lines[..<summary].filter { !$0.hasPrefix("gloss: ok ") }
     }
 
-    /// Any program run to its end, with its status and both outputs.
-    static func run(_ program: String, _ arguments: [String]) throws -> Run {
+    /// Any program run to its end (in `directory`, or this one), with its status and both outputs.
+    static func run(_ program: String, _ arguments: [String], in directory: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
