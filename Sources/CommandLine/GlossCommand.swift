@@ -45,6 +45,9 @@ public enum GlossCommand {
         } catch let error as FolderLockError {
             printError("gloss: \(error)")
             return 2
+        } catch let error as ForeignFolderError {
+            printError("gloss: \(error)")
+            return 2
         } catch let error as QueryError {
             printError("gloss: \(error)")
             return 2
@@ -183,6 +186,7 @@ public enum GlossCommand {
                 default: secondsText(RemoteFetchOptions().totalTimeout)),
         .flag("force", "recompute pages an earlier run into DIR already finished"),
         .flag("wait", "when another gloss run is writing DIR, wait for it rather than stop"),
+        .flag("prune", "remove from DIR the pages of earlier inputs this run does not name (kept by default)"),
         .option("shard", value: "K/N", "read only shard K of N (from 0) of the inputs; 'auto' asks Kubernetes or Slurm"),
         .option("shard-count", value: "N", "the number of shards, for --shard auto under a Kubernetes Indexed Job"),
         .flag("quiet", short: "q", "print only errors"),
@@ -231,6 +235,7 @@ public enum GlossCommand {
             annotator.maxFileSize = size
             annotator.fetching.maximumBytes = size
         }
+        annotator.prunes = arguments.has("prune")
 
         let (updates, continuation) = AsyncStream.makeStream(of: ProgressUpdate.self)
         let (events, eventSink) = AsyncStream.makeStream(of: BatchEvent.self)
@@ -267,7 +272,8 @@ public enum GlossCommand {
             let summary = BatchSummary(tally: progress.tally, elapsed: progress.elapsed, folder: output)
             for line in summary.lines { printError("gloss: " + line) }
         }
-        return manifest.failedCount == 0 ? 0 : 1
+        // The pages of this run's inputs: a failed page an earlier run kept listed is not this run's failure.
+        return progress.tally.failed == 0 ? 0 : 1
     }
 
     /// What the progress display is told: a batch event, or that a second has passed.

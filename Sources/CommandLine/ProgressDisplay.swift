@@ -74,6 +74,9 @@ final class ProgressDisplay {
             error("gloss: \(folder) holds a Gloss batch; its files are outputs, not read as inputs")
         case .indexRebuilt(let path, let problem, let pages):
             error("gloss: \(path) was damaged (\(problem)); rebuilt it from \(BatchSummary.count(pages, "page JSON file"))")
+        case .pruned(let pages):
+            // Said even with --quiet: files went.
+            error("gloss: pruned \(BatchSummary.count(pages, "page")) of inputs no longer named")
         case .pageFinished(let entry):
             let run = running.removeValue(forKey: PageInFlight(source: entry.source, pageIndex: entry.pageIndex))
             if let message = entry.error, entry.status != .ok {

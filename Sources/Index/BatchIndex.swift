@@ -189,16 +189,34 @@ public final class BatchIndex {
     }
 
     /// Removes every page whose name is not in `names` (and inputs left without pages), so the
-    /// index holds exactly the pages the manifest lists.
-    public func retainOnly(pages names: Set<String>) throws {
+    /// index holds no page the manifest does not list; returns the names in `names` it does not
+    /// hold (pages whose recording failed, on a full disk), for the caller to add.
+    @discardableResult
+    public func retainOnly(pages names: Set<String>) throws -> Set<String> {
         try database.transaction("drop pages the batch no longer lists") {
             try database.execute("CREATE TEMP TABLE IF NOT EXISTS kept(name TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept;",
                                  operation: "drop pages the batch no longer lists")
             let keep = try database.prepare("INSERT OR IGNORE INTO kept(name) VALUES (?)", operation: "drop pages")
             for name in names { try keep.run([.text(name)]) }
+            let absent = try database.prepare("SELECT name FROM kept WHERE name NOT IN (SELECT name FROM pages)",
+                                              operation: "find the pages the batch lists and the index lacks")
+            var missing = Set<String>()
+            while try absent.step() { missing.insert(absent.text(0)) }
             try removePages(where: "name NOT IN (SELECT name FROM kept)", [])
             try database.execute("DELETE FROM inputs WHERE id NOT IN (SELECT input_id FROM pages); DROP TABLE kept;",
                                  operation: "drop pages the batch no longer lists")
+            return missing
+        }
+    }
+
+    /// Gives inputs their places in the batch's order (`IndexedPage.position`) without
+    /// recording their pages again: a run that keeps the pages of inputs it does not read puts
+    /// them before its own.
+    public func setPositions(_ positions: [String: Int]) throws {
+        guard !positions.isEmpty else { return }
+        try database.transaction("order the inputs") {
+            let move = try database.prepare("UPDATE inputs SET position = ? WHERE path = ?", operation: "order the inputs")
+            for (path, position) in positions.sorted(by: { $0.key < $1.key }) { try move.run([SQLValue(position), .text(path)]) }
         }
     }
 

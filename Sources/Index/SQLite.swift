@@ -69,7 +69,7 @@ final class Database {
         let name = access == .readOnlyMedia ? Self.readingURI(path, immutable: true) : path.hasPrefix("file:") ? "./" + path : path
         let code = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            let message = connection.map { Self.message(of: $0, code: code) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(connection)
             throw IndexError(path: path, operation: "open", message: message, code: code)
         }
@@ -102,9 +102,21 @@ final class Database {
         switch code {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return code
         default:
-            throw IndexError(path: path, operation: operation, message: String(cString: sqlite3_errmsg(handle)),
-                             code: sqlite3_extended_errcode(handle))
+            let code = sqlite3_extended_errcode(handle)
+            throw IndexError(path: path, operation: operation, message: Self.message(of: handle, code: code), code: code)
         }
+    }
+
+    /// SQLite's words for the last error on `connection`, except where the system's say more:
+    /// a full disk, which SQLite calls "database or disk is full" (or, growing its shared-memory
+    /// file, "disk I/O error"), is "No space left on device", as every other file Gloss writes
+    /// says it; another I/O error is named by its `errno` too.
+    static func message(of connection: OpaquePointer, code: Int32) -> String {
+        let systemCode = sqlite3_system_errno(connection)
+        if code & 0xFF == SQLITE_FULL { return String(cString: strerror(ENOSPC)) }
+        guard code & 0xFF == SQLITE_IOERR, systemCode != 0 else { return String(cString: sqlite3_errmsg(connection)) }
+        if systemCode == ENOSPC || systemCode == EDQUOT { return String(cString: strerror(systemCode)) }
+        return String(cString: sqlite3_errmsg(connection)) + " (" + String(cString: strerror(systemCode)) + ")"
     }
 
     /// Runs one or more statements that return no rows.

@@ -68,9 +68,19 @@ struct DisplayCopyTests {
         #expect(try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "-q", "--no-faces"]).status == 0)
         let page = try #require(try BatchTests.manifest(output).pages.first)
         let image = try #require(page.outputs["image"])
-        // The display copy an older Gloss wrote in the other format.
-        let other = output + "/" + (image.hasSuffix(".png") ? image.dropLast(4) + ".jpg" : image.dropLast(4) + ".png")
+        // The display copy an older Gloss wrote in the other format, and recorded, with its own settings.
+        let otherImage = String(image.dropLast(4)) + (image.hasSuffix(".png") ? ".jpg" : ".png")
+        let other = output + "/" + otherImage
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: other))
+        let manifestURL = URL(fileURLWithPath: output + "/gloss.json")
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        var pages = try #require(manifest["pages"] as? [[String: Any]])
+        var outputs = try #require(pages[0]["outputs"] as? [String: String])
+        outputs["image"] = otherImage
+        pages[0]["outputs"] = outputs
+        pages[0]["settingsHash"] = "older"
+        manifest["pages"] = pages
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
         #expect(try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "-q", "--no-faces"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: other))
         #expect(FileManager.default.fileExists(atPath: output + "/" + image))

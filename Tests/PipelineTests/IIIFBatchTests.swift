@@ -65,7 +65,7 @@ struct IIIFBatchTests {
         #expect(canvases.count == 3)
         #expect(canvases.allSatisfy { ($0["id"] as? String)?.hasPrefix("https://elsewhere.example/b/iiif/canvas/") == true })
 
-        let fewer = try Gloss.run(["annotate", inputs[1], "-o", output, "--no-faces", "--format", "iiif"])
+        let fewer = try Gloss.run(["annotate", inputs[1], "-o", output, "--no-faces", "--format", "iiif", "--prune"])
         #expect(fewer.status == 0)
         let kept = try BatchTests.manifest(output).pages.map(\.id)
         let files = try FileManager.default.contentsOfDirectory(atPath: output + "/iiif/annotations")

@@ -6,6 +6,10 @@ import GlossIndex
 import GlossTextRecognition
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a running batch reports, in the order it happens.
 public enum BatchEvent: Sendable {
     /// The inputs are known: `files` files, of which some may hold several pages.
@@ -23,6 +27,9 @@ public enum BatchEvent: Sendable {
     /// The database at `path` was damaged (`problem`), so it was built again from the `pages`
     /// page JSON files of earlier runs before this one started.
     case indexRebuilt(path: String, problem: String, pages: Int)
+    /// A run with `--prune` removed the pages (files, manifest entries, database rows) of
+    /// inputs it no longer names.
+    case pruned(pages: Int)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
@@ -52,6 +59,10 @@ public struct Annotator: Sendable {
     /// When another run holds the output folder: wait for it to finish (`--wait`) rather than
     /// fail at once with `FolderLockError`.
     public var waitsForFolder = false
+    /// Remove the pages of earlier inputs this run does not name (`--prune`). By default a run
+    /// adds to its folder: the pages of inputs an earlier run read stay, with their files. Pages
+    /// below an input folder that cannot be read are kept either way.
+    public var prunes = false
     /// Analyzers run on every page after those the settings ask for (text, faces): how a
     /// program adds one of its own. Their names join the settings fingerprint, so pages read
     /// without them are read again.
@@ -77,11 +88,13 @@ public struct Annotator: Sendable {
     ///
     /// Failed pages are recorded in the manifest; only a folder that cannot be written, or an
     /// engine that cannot be loaded, throws; and inputs that do not exist (`MissingInputError`,
-    /// before the folder is made) or hold nothing to read (`EmptyInputError`, leaving the folder
-    /// as it was before the run); a language without its model (`TextRecognitionError`) and an
-    /// output path that is a file (`OutputFolderError`) are refused before anything is written.
-    /// Cancelling the calling task stops starting pages,
-    /// cancels those in flight, and still writes the manifest and index of every finished page.
+    /// before the folder is made), an output folder that holds other files and is not a batch
+    /// (`ForeignFolderError`), a language without its model (`TextRecognitionError`) or an
+    /// output path that is a file (`OutputFolderError`), all refused before anything is
+    /// written, or inputs that hold nothing to read (`EmptyInputError`, leaving the folder as it
+    /// was before the run). Records that cannot be brought up to date at the end throw
+    /// `RecordsBehindError`. Cancelling the calling task stops starting pages, cancels those in
+    /// flight, and still writes the manifest and index of every finished page.
     public func annotate(
         _ inputs: [String], into folder: String, events: AsyncStream<BatchEvent>.Continuation? = nil
     ) async throws -> BatchManifest {
@@ -92,18 +105,22 @@ public struct Annotator: Sendable {
         guard missing.isEmpty else { throw MissingInputError(paths: missing) }
         // So is a language without its model, which would fail every page.
         if settings.recognizeText { try TextRecognizer.checkModels(for: settings.recognition) }
+        // Gloss writes and removes only its own files: a folder of someone else's is not one
+        // to mix them into.
+        if let foreign = ForeignFolderError.checking(folder) { throw foreign }
         let layout = OutputLayout(folder: folder)
         let created = try OutputFolderCreation(layout: layout)
-        try AtomicFile.createDirectory(layout.pagesFolder)
+        try AtomicFile.createDirectory(folder)
         // Before anything in the folder is touched (even a killed run's temporary files, which
         // could be another live run's), and before the inputs are walked, so that the lock file
         // already marks this folder as a batch when it lies inside an input folder.
         let lock = try await FolderLock.acquire(folder, waiting: waitsForFolder)
         defer { withExtendedLifetime(lock) {} }
+        try AtomicFile.createDirectory(layout.pagesFolder)
         // Walking the inputs, reading what an earlier run left and checking its database block on
         // file I/O for seconds on a large collection: a thread of their own, not the cooperative pool.
-        let setup = try await Lane<Void>(name: "gloss-setup") {}.run { [shard] _ in
-            try BatchSetup(inputs: inputs, layout: layout, shard: shard)
+        let setup = try await Lane<Void>(name: "gloss-setup") {}.run { [shard, prunes] _ in
+            try BatchSetup(inputs: inputs, layout: layout, shard: shard, prunes: prunes)
         }
         for skipped in setup.batchFolders { events?.yield(.batchFolderSkipped(skipped)) }
         // Nothing to read: no batch is made, and what this run created so far goes again.
@@ -127,10 +144,10 @@ public struct Annotator: Sendable {
         let settingsHash = fingerprint(without: Set(unavailable.keys))
         // Read also with --force: until a file is read again, its earlier pages stay listed.
         let bySource = earlier.entriesBySource()
-        var earlierByFile: [Int: [ManifestEntry]] = [:]
-        for (index, file) in files.enumerated() { earlierByFile[index] = bySource[file.path] }
+        var earlierPages = setup.earlierPages
+        for (index, file) in files.enumerated() { earlierPages.byFile[index] = bySource[file.path] }
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
-                                         fileCount: files.count, earlier: earlierByFile, events: events)
+                                         fileCount: files.count, earlier: earlierPages, events: events)
         let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
         events?.yield(.started(files: files.count))
@@ -148,7 +165,7 @@ public struct Annotator: Sendable {
                 }
             }
         }
-        return try await recorder.complete()
+        return try await recorder.complete(interrupted: Task.isCancelled)
     }
 
     /// Reads one page of one image and returns its report, writing nothing.
@@ -206,7 +223,8 @@ public struct Annotator: Sendable {
 }
 
 /// What a batch finds before its first page: its inputs, what an earlier run into the folder
-/// left (its temporary files removed, its database rebuilt when damaged).
+/// left (its temporary files removed, its database rebuilt when damaged), and what becomes of
+/// the pages of earlier inputs this run does not read.
 private struct BatchSetup: Sendable {
     /// The inputs of this shard, and each one's place in the whole collection, so shards merge
     /// back into one order.
@@ -216,9 +234,10 @@ private struct BatchSetup: Sendable {
     /// Inputs in the whole collection, all shards together.
     var collectionSize: Int
     var earlier: EarlierRun
+    var earlierPages = EarlierPages()
     var rebuilt: (problem: String, pages: Int)?
 
-    init(inputs: [String], layout: OutputLayout, shard: Shard?) throws {
+    init(inputs: [String], layout: OutputLayout, shard: Shard?, prunes: Bool) throws {
         let walk = InputCollector.walk(inputs)
         let collection = walk.inputs
         positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
@@ -231,9 +250,55 @@ private struct BatchSetup: Sendable {
         }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
         earlier = EarlierRun(layout: layout)
-        if let problem = try BatchIndex.damage(in: layout.folder) {
-            rebuilt = (problem, try earlier.rebuildIndex(in: layout, positions: collection.map(\.path)))
+        let recorded = earlier.pages
+        let reading = Set(files.map(\.path))
+        let unnamed = Self.unnamed(earlier.pages.filter { !reading.contains($0.source) }, walk: walk, inputs: inputs,
+                                   named: Set(collection.map(\.path)), prunes: prunes)
+        // The retained inputs go before this run's, in the order the earlier run had them.
+        var order = Dictionary(collection.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var retainedSources: [String] = []
+        for entry in unnamed.retained where order[entry.source] == nil {
+            order[entry.source] = 0
+            retainedSources.append(entry.source)
         }
+        for (place, source) in retainedSources.enumerated() { order[source] = place - retainedSources.count }
+        if let problem = try BatchIndex.damage(in: layout.folder) {
+            rebuilt = (problem, try earlier.rebuildIndex(in: layout, positions: order, reading: reading))
+        }
+        earlierPages = EarlierPages(recorded: recorded, retained: unnamed.retained, pruned: unnamed.pruned, positions: order)
+    }
+
+    /// Of the earlier pages of inputs this run does not read, those the batch keeps, and those
+    /// `--prune` removes: the pages of inputs no longer named, except those below a folder that
+    /// could not be read, whose state is unknown. An earlier run's failed entry for a folder it
+    /// could not read, which this run walks, is neither: the folder's pages stand for it now.
+    private static func unnamed(_ pages: [ManifestEntry], walk: InputCollector.Walk, inputs: [String], named: Set<String>,
+                                prunes: Bool) -> (retained: [ManifestEntry], pruned: [ManifestEntry]) {
+        guard !pages.isEmpty else { return ([], []) }
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        func below(_ path: String, _ folders: [String]) -> Bool {
+            folders.contains { path == $0 || path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+        }
+        let unreadable = walk.unreadableFolders.map(absolute)
+        let walked = inputs.filter { !RemoteFetcher.isRemote($0) && isFolder($0) }.map(absolute)
+        var retained: [ManifestEntry] = [], pruned: [ManifestEntry] = []
+        for entry in pages {
+            if entry.status != .ok, isFolder(entry.source) {
+                let path = absolute(entry.source)
+                if below(path, walked), !below(path, unreadable) { continue }
+            }
+            if prunes, !named.contains(entry.source), unreadable.isEmpty || !below(absolute(entry.source), unreadable) {
+                pruned.append(entry)
+            } else {
+                retained.append(entry)
+            }
+        }
+        return (retained, pruned)
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 }
 

@@ -38,6 +38,7 @@ public enum BatchMerge {
             fingerprint = fingerprint ?? shard.fingerprint
         }
 
+        if let foreign = ForeignFolderError.checking(output) { throw MergeError(folder: output, reason: foreign.reason) }
         try AtomicFile.createDirectory(output)
         let lock = try await FolderLock.acquire(output, waiting: waiting)
         let existing = try existingBatch(in: output)

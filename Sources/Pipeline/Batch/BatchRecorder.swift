@@ -24,6 +24,24 @@ final class FileQueue: Sendable {
     }
 }
 
+/// What a run makes of the pages an earlier run into its folder recorded (`BatchSetup`).
+struct EarlierPages: Sendable {
+    /// Every page recorded, in order: with this run's own, the record of which files in
+    /// `pages/` Gloss wrote, the only ones it ever removes.
+    var recorded: [ManifestEntry] = []
+    /// The pages of each of this run's input files, by index: listed until this run finishes the
+    /// file, so a run stopped part-way (even one with `--force`) loses none of them.
+    var byFile: [Int: [ManifestEntry]] = [:]
+    /// Pages of inputs this run does not read, kept in the batch, in front of its own pages.
+    var retained: [ManifestEntry] = []
+    /// Pages of inputs no longer named, which a run with `--prune` removes at its end (listed
+    /// until then, so a run killed or stopped before its end prunes nothing).
+    var pruned: [ManifestEntry] = []
+    /// Each input's place in the batch's order (`IndexedPage.position`): this run's inputs
+    /// from 0, as in the whole collection, the retained ones' before them, below 0.
+    var positions: [String: Int] = [:]
+}
+
 /// Keeps the record of a running batch so that nothing it finished is lost.
 ///
 /// Every finished page is first written to the batch's database, `gloss.sqlite`, in one
@@ -31,6 +49,9 @@ final class FileQueue: Sendable {
 /// partial line that the next run ignores). The manifest and the index are rewritten at most
 /// every two seconds, so the report can be opened while the batch runs, and whole at the end,
 /// when the journal is no longer needed and the database holds exactly the manifest's pages.
+///
+/// A record that cannot be brought up to date at the end (a full disk) is named, with the one
+/// it is behind, in `RecordsBehindError`; the next run with room repairs it from the other.
 actor BatchRecorder {
     /// The journal, manifest, index and search data are written from a thread of the recorder's
     /// own: at 5,000 pages the index alone takes tens of milliseconds to render, and none of it
@@ -43,24 +64,23 @@ actor BatchRecorder {
     private let events: AsyncStream<BatchEvent>.Continuation?
     private let journal: Int32
     private let database: BatchIndex
-    /// The first page the database or the journal could not take: the batch goes on, and ends
-    /// with this error.
-    private var recordError: (any Error)?
+    /// Why the database could not take the first page it could not (a full disk): the batch
+    /// goes on, the end of the run adds the page from its JSON file, and names this error if
+    /// it cannot.
+    private var indexError: (any Error)?
     private var entriesByFile: [Int: [ManifestEntry]] = [:]
     /// The source of each page id taken and not yet in the database: the pages being read.
     /// A recorded page's id is found in the database, so this stays as small as the pages in
     /// flight, however large the batch.
     private var claimed: [String: String] = [:]
-    /// What an earlier run recorded for each input file: listed until this run finishes the
-    /// file, so a run stopped part-way (even one with `--force`) loses none of the earlier pages.
-    private let earlierByFile: [Int: [ManifestEntry]]
+    private let earlier: EarlierPages
     private var lastWrite = ContinuousClock.now
     private static let rewriteInterval = Duration.seconds(2)
 
     init(layout: OutputLayout, settings: AnnotationSettings, fingerprint: String, fileCount: Int,
-         earlier: [Int: [ManifestEntry]] = [:], events: AsyncStream<BatchEvent>.Continuation?) throws {
+         earlier: EarlierPages = EarlierPages(), events: AsyncStream<BatchEvent>.Continuation?) throws {
         self.layout = layout
-        earlierByFile = earlier
+        self.earlier = earlier
         self.settings = settings
         self.fileCount = fileCount
         self.events = events
@@ -125,7 +145,7 @@ actor BatchRecorder {
         } catch is PageNameClash {
             // The page failed for it already (`claim`): the index keeps the other source's.
         } catch {
-            if recordError == nil { recordError = error }
+            if indexError == nil { indexError = error }
         }
     }
 
@@ -133,7 +153,7 @@ actor BatchRecorder {
     /// before the batch was stopped, and then what an earlier run recorded for the pages this
     /// one did not finish stays listed.
     func finish(file index: Int, entries: [ManifestEntry], interrupted: Bool = false) {
-        if interrupted, let earlier = earlierByFile[index] {
+        if interrupted, let earlier = earlier.byFile[index] {
             let finished = entries.filter { $0.status != .cancelled }
             let reached = Set(finished.map(\.pageIndex))
             entriesByFile[index] = (finished + earlier.filter { !reached.contains($0.pageIndex) }).sorted { $0.pageIndex < $1.pageIndex }
@@ -144,66 +164,166 @@ actor BatchRecorder {
             // The running report is a convenience for someone watching: the journal and the
             // database already hold every finished page, and `complete` writes the report whole
             // (and throws if it cannot). A failed rewrite is tried again two seconds later.
-            do { try writeReport(final: false) } catch { lastWrite = .now }
+            do { try writeRunningReport() } catch { lastWrite = .now }
         }
     }
 
     /// Writes the manifest, the index and the search data of every page finished, drops the
-    /// journal they now hold, and removes the files of pages the manifest no longer lists.
-    func complete() throws -> BatchManifest {
-        let manifest = try writeReport(final: true)
+    /// journal they now hold, removes the files of pages the manifest no longer lists, and
+    /// brings the database to the manifest's pages. A run `interrupted` prunes nothing.
+    ///
+    /// The database goes first: a page it could not take while the batch ran is added from its
+    /// JSON file now, and the pages no longer listed leave it. Then the manifest: until it is
+    /// written, the journal and the database hold every page finished, and nothing is removed.
+    /// Once it is, the journal goes, and so do the files it no longer lists (no later record
+    /// would name them). A record that cannot be brought up to date (a full disk) is named in the
+    /// error, with the one it is behind; the next run with room repairs it from that one.
+    func complete(interrupted: Bool = false) throws -> BatchManifest {
+        let pages = listedPages(pruning: !interrupted)
+        var behind: RecordsBehindError?
+        do {
+            let missing = try reconcileIndex(with: pages)
+            if missing > 0 {
+                let cause = indexError.map { String(describing: $0) } ?? "\(BatchSummary.count(missing, "page")) listed are not in it"
+                behind = RecordsBehindError(folder: layout.folder, behind: BatchIndex.fileName, ahead: "gloss.json", cause: cause)
+            }
+        } catch {
+            behind = RecordsBehindError(folder: layout.folder, behind: BatchIndex.fileName, ahead: "gloss.json",
+                                        cause: String(describing: error))
+        }
+        let notStarted = self.notStarted
+        let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages,
+                                     notStarted: notStarted > 0 ? notStarted : nil)
+        do {
+            try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
+        } catch {
+            // The journal holds what the manifest lacks, and the database too unless it is behind as well.
+            throw behind == nil
+                ? RecordsBehindError(folder: layout.folder, behind: "gloss.json", ahead: "gloss.sqlite and gloss.journal",
+                                     cause: String(describing: error))
+                : RecordsBehindError(folder: layout.folder, behind: "gloss.json and gloss.sqlite", ahead: "gloss.journal",
+                                     cause: String(describing: error))
+        }
         unlink(layout.journalPath)
-        removeUnlisted(keeping: manifest.pages)
-        if let recordError { throw recordError }
+        removeUnlisted(keeping: pages)
+        if !interrupted, !earlier.pruned.isEmpty { events?.yield(.pruned(pages: earlier.pruned.count)) }
+        do {
+            try BatchReport.writeSharedData(of: pages, searching: database.searchablePages(), into: layout)
+            try BatchReport.writeIIIF(of: pages, settings: settings, into: layout)
+            try BatchReport.writeIndex(of: pages, notStarted: notStarted, into: layout)
+        } catch {
+            behind = behind ?? RecordsBehindError(folder: layout.folder, behind: "the report (index.html, data/, iiif/)",
+                                                  ahead: "gloss.json", cause: String(describing: error))
+        }
+        lastWrite = .now
+        if let behind { throw behind }
         return manifest
     }
 
-    /// A folder holds the pages of its last run's inputs: the files of any other page (an
-    /// input no longer named, a page a multi-page file no longer has) go, once the manifest
-    /// that no longer lists them is written, and so does a listed page's picture that its
-    /// entry no longer names (a display copy that was a PNG and is now a JPEG). Only `pages/`
-    /// is touched, which Gloss alone writes.
-    private func removeUnlisted(keeping pages: [ManifestEntry]) {
-        let pictures = Set(pages.flatMap { [$0.outputs["image"], $0.outputs["thumbnail"]] }.compactMap { $0?.split(separator: "/").last })
-        var stems = Set(pages.map(\.id))
-        // A multi-page file's combined hOCR and ALTO are named as if it had one page.
-        let pageCounts = Dictionary(grouping: pages, by: \.source).mapValues(\.count)
-        for (source, count) in pageCounts where count > 1 {
-            stems.insert(pageIdentifier(source: source, pageIndex: 0, pageCount: 1))
+    /// The inputs of this run that no page of which was reached, nor recorded by an earlier run.
+    private var notStarted: Int {
+        (0..<fileCount).count(where: { entriesByFile[$0] == nil && earlier.byFile[$0] == nil })
+    }
+
+    /// The pages the batch lists: the earlier pages it keeps, then this run's inputs' in their
+    /// order; the pages of inputs no longer named too, unless `pruning`.
+    private func listedPages(pruning: Bool) -> [ManifestEntry] {
+        (pruning ? earlier.retained : earlier.retained + earlier.pruned)
+            + (0..<fileCount).flatMap { entriesByFile[$0] ?? earlier.byFile[$0] ?? [] }
+    }
+
+    /// Makes the database hold the pages listed and no other: drops the others, puts the
+    /// retained inputs in their places, and adds, from its JSON file, a listed page it lacks (one
+    /// it could not take while the batch ran, a retained page an earlier run could not record).
+    /// Returns how many it still lacks (pages without a JSON file).
+    private func reconcileIndex(with pages: [ManifestEntry]) throws -> Int {
+        let missing = try database.retainOnly(pages: Set(pages.map(\.id)))
+        try database.setPositions(Dictionary(earlier.retained.map { ($0.source, earlier.positions[$0.source] ?? 0) },
+                                             uniquingKeysWith: { first, _ in first }))
+        var lacking = 0
+        for entry in pages where missing.contains(entry.id) {
+            guard let position = earlier.positions[entry.source],
+                  let page = EarlierRun.indexedPage(entry, position: position, in: layout) else {
+                lacking += 1
+                continue
+            }
+            try database.record(page)
         }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.pagesFolder) else { return }
-        for name in names {
-            let isPicture = name.hasSuffix(".png") || name.hasSuffix(".jpg")
-            let listed = isPicture ? pictures.contains(Substring(name))
-                : name.indices.contains { name[$0] == "." && stems.contains(String(name[..<$0])) }
-            if !listed { unlink(layout.pagesFolder + "/" + name) }
+        return lacking
+    }
+
+    /// Removes the files of `pages/` that a record names (the earlier run's manifest and journal,
+    /// this run's entries) and no page listed still does: an input no longer named (with
+    /// `--prune`), a page a multi-page file no longer has, a display copy that was a PNG and is
+    /// now a JPEG. A file no record names is never touched, whoever put it there.
+    private func removeUnlisted(keeping pages: [ManifestEntry]) {
+        let kept = Self.fileNames(of: pages)
+        let recorded = Self.fileNames(of: earlier.recorded).union(Self.fileNames(of: entriesByFile.values.flatMap { $0 }))
+        for name in recorded.subtracting(kept) {
+            unlink(layout.pagesFolder + "/" + name)
         }
     }
 
-    @discardableResult
-    private func writeReport(final: Bool) throws -> BatchManifest {
+    /// The names in `pages/` of the files the entries name, and of the combined documents of
+    /// their multi-page files, which are named as if the file had one page. Only plain names in
+    /// `pages/`: a record naming anything else names no file of Gloss's.
+    private static func fileNames(of entries: [ManifestEntry]) -> Set<String> {
+        var names = Set<String>(), multiPage = Set<String>()
+        for entry in entries {
+            for path in entry.outputs.values where path.hasPrefix("pages/") {
+                let name = path.dropFirst("pages/".count)
+                if !name.isEmpty, !name.contains("/"), name != ".", name != ".." { names.insert(String(name)) }
+            }
+            // Only a page of a multi-page file has an id ending in its page number.
+            if entry.id.hasSuffix("-p\(entry.pageIndex + 1)") { multiPage.insert(entry.source) }
+        }
+        for source in multiPage {
+            let combined = pageIdentifier(source: source, pageIndex: 0, pageCount: 1)
+            for format in OutputFormat.allCases where format.combines { names.insert(combined + "." + format.fileExtension) }
+        }
+        return names
+    }
+
+    /// The manifest and the index as they stand, for someone watching the batch: every page
+    /// still listed, those to be pruned too.
+    private func writeRunningReport() throws {
         lastWrite = .now
-        let pages = (0..<fileCount).flatMap { entriesByFile[$0] ?? earlierByFile[$0] ?? [] }
-        let notStarted = (0..<fileCount).count(where: { entriesByFile[$0] == nil && earlierByFile[$0] == nil })
+        let pages = listedPages(pruning: false), notStarted = self.notStarted
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages,
                                      notStarted: notStarted > 0 ? notStarted : nil)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
-        if final {
-            try database.retainOnly(pages: Set(pages.map(\.id)))
-            try BatchReport.writeSharedData(of: pages, searching: database.searchablePages(), into: layout)
-            try BatchReport.writeIIIF(of: pages, settings: settings, into: layout)
-        }
         try BatchReport.writeIndex(of: pages, notStarted: notStarted, into: layout)
-        return manifest
     }
 
-    /// Appends the entry's journal line whole, or remembers why it could not.
+    /// Appends the entry's journal line whole, or none of it. A page the journal cannot take
+    /// (a full disk) is in the database and in the manifest written at the end; if that write
+    /// fails too, the next run reads the page again.
     private func append(_ entry: ManifestEntry) {
+        let end = lseek(journal, 0, SEEK_END)
         do {
             let line = try JSONOutput.encode(entry, pretty: false) + [UInt8(ascii: "\n")]
             try AtomicFile.writeAll(line, to: journal, naming: layout.journalPath)
         } catch {
-            if recordError == nil { recordError = error }
+            // A part of a line would run into the next line and spoil it too.
+            if end >= 0 { _ = ftruncate(journal, end) }
         }
+    }
+}
+
+/// A batch's records that could not all be brought up to date at the end of a run (a full
+/// disk): which one is behind, and the one that holds what it lacks. Nothing finished is lost:
+/// the next run with room brings it up to date from that one.
+public struct RecordsBehindError: Error, Sendable, CustomStringConvertible {
+    public var folder: String
+    /// The records that are behind: `gloss.json`, `gloss.sqlite`, both, or the report.
+    public var behind: String
+    /// What holds the pages it lacks.
+    public var ahead: String
+    /// Why it could not be written.
+    public var cause: String
+
+    public var description: String {
+        "\(cause); so \(behind) in \(folder) \(behind.contains(" and ") ? "are" : "is") behind \(ahead): "
+            + "run the same command again, with room, to bring \(behind.contains(" and ") ? "them" : "it") up to date"
     }
 }

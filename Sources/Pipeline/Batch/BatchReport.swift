@@ -5,6 +5,10 @@ import GlossImaging
 import GlossIndex
 import GlossReports
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The batch-wide files, written the same way by a running batch and by `merge`.
 enum BatchReport {
     /// `index.html`: one card per page, grouped by folder or file in manifest order, and the
@@ -53,12 +57,17 @@ enum BatchReport {
     /// `label` names the batch; nil for the folder's name.
     static func writeIIIF(of pages: [ManifestEntry], settings: AnnotationSettings, into layout: OutputLayout,
                           label: String? = nil) throws {
-        let folder = layout.folder + "/" + IIIFPresentation.folder
+        let annotations = layout.folder + "/" + IIIFPresentation.annotationsFolder
         guard let output = settings.iiif else {
-            if FileManager.default.fileExists(atPath: folder) { try? FileManager.default.removeItem(atPath: folder) }
+            // Gloss's files go, then the folders if nothing else is left in them.
+            for path in [IIIFPresentation.manifestPath, IIIFPresentation.contextPath] { unlink(layout.folder + "/" + path) }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? [] where isAnnotationFile(name) {
+                unlink(annotations + "/" + name)
+            }
+            rmdir(annotations)
+            rmdir(layout.folder + "/" + IIIFPresentation.folder)
             return
         }
-        let annotations = layout.folder + "/" + IIIFPresentation.annotationsFolder
         try AtomicFile.createDirectory(annotations)
         let name = (URL(fileURLWithPath: layout.folder).standardizedFileURL.path as NSString).lastPathComponent
         let presentation = IIIFPresentation(base: output.base, label: label ?? name, languages: settings.recognition.languages)
@@ -82,9 +91,16 @@ enum BatchReport {
         for file in try presentation.manifest(of: canvases) {
             try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
         }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? [] where !written.contains(name) {
-            try? FileManager.default.removeItem(atPath: annotations + "/" + name)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? []
+        where !written.contains(name) && isAnnotationFile(name) {
+            unlink(annotations + "/" + name)
         }
+    }
+
+    /// Whether a name in `iiif/annotations/` is one Gloss gives an annotation page,
+    /// `<page id>-<kind>.json`: the only files there it removes.
+    private static func isAnnotationFile(_ name: String) -> Bool {
+        IIIFPresentation.AnnotationKind.allCases.contains { name.hasSuffix("-" + $0.rawValue + ".json") }
     }
 
     /// The size a display copy's header gives (PNG or JPEG), without decoding it; nil for a

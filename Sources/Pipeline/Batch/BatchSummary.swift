@@ -37,7 +37,7 @@ public struct BatchTally: Sendable, Equatable {
         case .pageSkipped(let entry):
             skipped += 1
             add(entry)
-        case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt: break
+        case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt, .pruned: break
         }
     }
 

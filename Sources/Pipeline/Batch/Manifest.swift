@@ -81,6 +81,8 @@ public struct BatchManifest: Codable, Sendable {
 /// pages it finished after last writing the manifest (all of them, if it was killed).
 struct EarlierRun: Sendable {
     private var entries: [PageKey: ManifestEntry] = [:]
+    /// The pages in the order the earlier run listed them: its manifest's, then its journal's.
+    private var order: [PageKey] = []
 
     /// No earlier run.
     init() {}
@@ -90,15 +92,22 @@ struct EarlierRun: Sendable {
         // nothing: its pages are read again, which costs time and loses nothing.
         if let data = FileManager.default.contents(atPath: layout.manifestPath),
            let manifest = try? JSONDecoder().decode(BatchManifest.self, from: data) {
-            for entry in manifest.pages { entries[entry.key] = entry }
+            for entry in manifest.pages { insert(entry) }
         }
         if let journal = FileManager.default.contents(atPath: layout.journalPath) {
             // A run killed mid-write leaves a partial last line; it does not decode and is skipped.
             for line in journal.split(separator: UInt8(ascii: "\n")) {
-                if let entry = try? JSONDecoder().decode(ManifestEntry.self, from: Data(line)) { entries[entry.key] = entry }
+                if let entry = try? JSONDecoder().decode(ManifestEntry.self, from: Data(line)) { insert(entry) }
             }
         }
     }
+
+    private mutating func insert(_ entry: ManifestEntry) {
+        if entries.updateValue(entry, forKey: entry.key) == nil { order.append(entry.key) }
+    }
+
+    /// Every page the earlier run recorded, in its order.
+    var pages: [ManifestEntry] { order.compactMap { entries[$0] } }
 
     /// Every page the earlier run recorded, by input, in page order.
     func entriesBySource() -> [String: [ManifestEntry]] {
@@ -106,22 +115,24 @@ struct EarlierRun: Sendable {
     }
 
     /// Replaces the batch's database with one built from the page JSON files of the pages
-    /// listed, of the inputs in `positions` (the whole input list), and returns how many it
-    /// holds. A page without a JSON file cannot be put back in the index, so it is forgotten:
-    /// this run reads it again.
-    mutating func rebuildIndex(in layout: OutputLayout, positions paths: [String]) throws -> Int {
-        let positions = Dictionary(paths.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        entries = entries.filter { $0.value.outputs["json"] != nil }
+    /// listed, of the inputs in `positions` (each input's place in the batch), and returns how
+    /// many it holds. A page of this run's inputs (`reading`) without a JSON file cannot be put
+    /// back in the index, so it is forgotten: this run reads it again.
+    mutating func rebuildIndex(in layout: OutputLayout, positions: [String: Int], reading: Set<String>) throws -> Int {
+        entries = entries.filter { $0.value.outputs["json"] != nil || !reading.contains($0.value.source) }
         let listed = entries.values.sorted { ($0.source, $0.pageIndex) < ($1.source, $1.pageIndex) }
-        let pages = listed.lazy.compactMap { entry -> IndexedPage? in
-            guard let position = positions[entry.source], let json = entry.outputs["json"],
-                  let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
-                  let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes))
-            else { return nil }
-            return IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
-                               settingsHash: entry.settingsHash, outputs: entry.outputs, report: report)
-        }
+        let pages = listed.lazy.compactMap { entry in positions[entry.source].flatMap { Self.indexedPage(entry, position: $0, in: layout) } }
         return try BatchIndex.rebuild(in: layout.folder, from: pages)
+    }
+
+    /// The index's record of a page, from its entry and its JSON file; nil when it has none,
+    /// or it does not read.
+    static func indexedPage(_ entry: ManifestEntry, position: Int, in layout: OutputLayout) -> IndexedPage? {
+        guard let json = entry.outputs["json"], let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
+              let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes))
+        else { return nil }
+        return IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
+                           settingsHash: entry.settingsHash, outputs: entry.outputs, report: report)
     }
 
     /// The earlier entry for this page if it finished with the same input and settings and its

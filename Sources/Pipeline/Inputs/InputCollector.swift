@@ -28,6 +28,9 @@ public enum InputCollector {
     public struct Walk: Sendable {
         public var inputs: [Input] = []
         public var batchFolders: [String] = []
+        /// Folders that could not be opened or listed (a permission, a failing disk), each also
+        /// an input with its `problem`: what was below them is unknown, not gone.
+        public var unreadableFolders: [String] = []
     }
 
     /// The inputs below `paths`, and the batch folders skipped on the way.
@@ -35,6 +38,7 @@ public enum InputCollector {
         var seen = Set<String>()
         var files: [Input] = []
         var batchFolders: [String] = []
+        var unreadableFolders: [String] = []
         func add(_ path: String, relativePath: String, problem: String? = nil) {
             let key = URL(fileURLWithPath: path).standardizedFileURL.path
             if seen.insert(key).inserted { files.append(Input(path: path, relativePath: relativePath, problem: problem)) }
@@ -47,16 +51,18 @@ public enum InputCollector {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 let found = imagesBelow(path)
+                func below(_ relative: String) -> String { relative.isEmpty ? path : (path as NSString).appendingPathComponent(relative) }
                 for image in found.images {
-                    add((path as NSString).appendingPathComponent(image.relativePath), relativePath: image.relativePath,
+                    add(below(image.relativePath), relativePath: image.relativePath.isEmpty ? "." : image.relativePath,
                         problem: image.problem)
                 }
-                batchFolders += found.batchFolders.map { $0.isEmpty ? path : (path as NSString).appendingPathComponent($0) }
+                batchFolders += found.batchFolders.map(below)
+                unreadableFolders += found.unreadableFolders.map(below)
             } else {
                 add(path, relativePath: (path as NSString).lastPathComponent)
             }
         }
-        return Walk(inputs: files, batchFolders: batchFolders)
+        return Walk(inputs: files, batchFolders: batchFolders, unreadableFolders: unreadableFolders)
     }
 
     /// Whether `folder` holds a Gloss batch.
@@ -89,11 +95,13 @@ public enum InputCollector {
         }
     }
 
-    /// Image files below `folder`, as paths relative to it, sorted; and the batch folders left
-    /// out, relative to it too (empty for `folder` itself).
+    /// Image files below `folder`, as paths relative to it, sorted; the batch folders left
+    /// out, and the folders that could not be read, relative to it too (empty for `folder`
+    /// itself). A folder that cannot be read is also among the images, with its problem, so
+    /// that the run reports it as it reports a file it cannot read.
     private static func imagesBelow(
         _ folder: String
-    ) -> (images: [(relativePath: String, problem: String?)], batchFolders: [String]) {
+    ) -> (images: [(relativePath: String, problem: String?)], batchFolders: [String], unreadableFolders: [String]) {
         struct FolderID: Hashable {
             var device: UInt
             var inode: UInt
@@ -101,6 +109,12 @@ public enum InputCollector {
         var visited = Set<FolderID>()
         var found: [(relativePath: String, problem: String?)] = []
         var batchFolders: [String] = []
+        var unreadable: [String] = []
+        func cannotRead(_ relative: String, _ what: String) {
+            let cause = systemError()
+            found.append((String(relative.dropLast()), "\(what): \(cause); pages read from it before are kept"))
+            unreadable.append(String(relative.dropLast()))
+        }
         func walk(_ directory: String, relative: String) {
             var info = stat()
             guard stat(directory, &info) == 0,
@@ -109,9 +123,14 @@ public enum InputCollector {
                 batchFolders.append(String(relative.dropLast()))
                 return
             }
-            guard let stream = opendir(directory) else { return }
+            guard let stream = opendir(directory) else { return cannotRead(relative, "cannot open the folder") }
             defer { closedir(stream) }
-            while let entry = readdir(stream) {
+            while true {
+                errno = 0
+                guard let entry = readdir(stream) else {
+                    if errno != 0 { cannotRead(relative, "cannot list the folder") }
+                    break
+                }
                 let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
                 guard bytes != [0x2E], bytes != [0x2E, 0x2E] else { continue }
                 guard let name = String(validating: bytes, as: UTF8.self) else {
@@ -123,15 +142,18 @@ public enum InputCollector {
                 }
                 let path = directory + "/" + name
                 var entryInfo = stat()
-                if stat(path, &entryInfo) == 0, entryInfo.st_mode & S_IFMT == S_IFDIR {
+                let examined = stat(path, &entryInfo) == 0
+                if examined, entryInfo.st_mode & S_IFMT == S_IFDIR {
                     walk(path, relative: relative + name + "/")
+                } else if !examined, entry.pointee.d_type == UInt8(DT_DIR), errno != ENOENT {
+                    cannotRead(relative + name + "/", "cannot open the folder")  // listed, but not to be looked into
                 } else if hasImageExtension(name) {
                     found.append((relative + name, nil))  // broken links too: reading says why
                 }
             }
         }
         walk(folder, relative: "")
-        return (found.sorted { $0.relativePath < $1.relativePath }, batchFolders.sorted())
+        return (found.sorted { $0.relativePath < $1.relativePath }, batchFolders.sorted(), unreadable.sorted())
     }
 
     private static func hasImageExtension(_ name: String) -> Bool {
