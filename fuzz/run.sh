@@ -94,6 +94,13 @@ if [ -z "${FUZZ_NO_BUILD:-}" ]; then
             *) echo "unknown target: $target (cascade, exif, image, model)" >&2; exit 2 ;;
         esac
     done
+    # PDF pages are drawn by gloss-render beside the running program: the image target needs
+    # one in $BUILD (built plainly by SwiftPM, in a scratch path of its own).
+    if [[ " ${targets[*]} " == *" image "* ]]; then
+        echo "build: gloss-render"
+        (cd "$SRC" && swift build -c release --product gloss-render --scratch-path "$BUILD/spm" >/dev/null)
+        cp "$BUILD/spm/release/gloss-render" "$BUILD/gloss-render"
+    fi
 fi
 
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
