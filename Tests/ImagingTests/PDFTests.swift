@@ -78,8 +78,8 @@ struct PDFTests {
         let word = try #require(layer.lines.first?.first)
         // The word is drawn 36 pt from the left of a 288 pt page, its top 80 pt from the bottom.
         #expect(word.box.x > 0.1 && word.box.x < 0.2 && word.box.width > 0.1, "\(word.box)")
-        // A mark in a word of its own, or beside it, is no character either.
-        let marked = PDFTextLayer(text: "\u{202B}ab\u{202C} \u{200F}c\n", boxes: Array(repeating: (0, 0, 1, 1), count: 6),
+        // Marks around a word, or before one, have no box: the five other characters have theirs.
+        let marked = PDFTextLayer(text: "\u{202B}ab\u{202C} \u{200F}c\n", boxes: Array(repeating: (0, 0, 1, 1), count: 5),
                                   page: (10, 10))
         #expect(marked.lines.map { $0.map(\.text) } == [["ab", "c"]])
     }
