@@ -17,7 +17,7 @@ import Glibc
 extension PDFDocument {
     /// Page `index` drawn by `gloss-render`, with the plan it was drawn by. The same process
     /// reads the page's text layer, kept for `textLayerInChild` (the decode stage asks for both;
-    /// one process costs about 15 ms of CPU).
+    /// starting a process costs some 20 ms of CPU).
     func renderInChild(page index: Int, pixelLimit: Int) throws -> (Raster, PagePlan) {
         let answer = try PDFRenderProcess.run(.render, page: index, document: self, pixelLimit: pixelLimit,
                                               payloadLimit: pixelLimit * 3 + PDFRenderProcess.textLimit)
@@ -475,7 +475,7 @@ public enum PDFPageService {
         var now = 0
         if let statm = fopen("/proc/self/statm", "r") {
             var pages = 0
-            if fscanf_long(statm, &pages) { now = pages * Int(sysconf(Int32(_SC_PAGESIZE))) }
+            if firstNumber(in: statm, &pages) { now = pages * Int(sysconf(Int32(_SC_PAGESIZE))) }
             fclose(statm)
         }
         let total = now + extra
@@ -484,7 +484,7 @@ public enum PDFPageService {
     }
 
     /// The first number of a `/proc` file.
-    private static func fscanf_long(_ file: UnsafeMutablePointer<FILE>, _ value: inout Int) -> Bool {
+    private static func firstNumber(in file: UnsafeMutablePointer<FILE>, _ value: inout Int) -> Bool {
         var line = [CChar](repeating: 0, count: 128)
         guard fgets(&line, Int32(line.count), file) != nil else { return false }
         let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
