@@ -38,7 +38,8 @@ done
 MODULES=(Geometry:GlossGeometry Contract:GlossContract Imaging:GlossImaging NeuralNetwork:GlossNeuralNetwork FaceDetection:GlossFaceDetection)
 
 # The C modules (Sources/C*/module.modulemap) these modules import, and what they link.
-FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -I "$BUILD")
+# -package-name: the modules share `package` declarations, as SwiftPM builds them.
+FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name Gloss -I "$BUILD")
 LIBS=()
 for c in $(for m in "${MODULES[@]}"; do cat "$SRC/Sources/${m%%:*}"/*.swift; done |
            sed -n 's/^import \(C[A-Za-z0-9]*\)$/\1/p' | sort -u); do
