@@ -103,9 +103,10 @@ fixtures:
 
 install: build
 	install -D -m 755 "$(BIN)/gloss" "$(DESTDIR)$(PREFIX)/bin/gloss"
+	install -D -m 755 "$(BIN)/gloss-render" "$(DESTDIR)$(PREFIX)/bin/gloss-render"
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/gloss"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/gloss" "$(DESTDIR)$(PREFIX)/bin/gloss-render"
 
 clean:
 	rm -rf .build

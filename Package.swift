@@ -25,6 +25,8 @@ let package = Package(
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
+        // Draws one PDF page for Gloss, in a process of its own (Sources/Imaging/PDFRenderProcess.swift).
+        .executable(name: "gloss-render", targets: ["gloss-render"]),
     ],
     targets: [
         // C libraries from Debian, one tiny module each.
@@ -121,6 +123,7 @@ let package = Package(
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
+        .executableTarget(name: "gloss-render", dependencies: ["GlossImaging"], path: "Sources/gloss-render", swiftSettings: swiftSettings),
 
         // Benchmark drivers (`make bench-faces`): not part of the products.
         .executableTarget(

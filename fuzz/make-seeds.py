@@ -95,7 +95,8 @@ def main():
                     "fixtures/formats/page.gif", "fixtures/formats/page.webp",
                     "fixtures/bad/empty.png", "fixtures/bad/not-an-image.png", "fixtures/bad/truncated.png",
                     "fixtures/pdf/text-layer.pdf", "fixtures/bad/zero-pages.pdf", "fixtures/bad/garbage.pdf",
-                    "fixtures/bad/huge-page.pdf", "fixtures/bad/million-pages.pdf"]:
+                    "fixtures/bad/huge-page.pdf", "fixtures/bad/million-pages.pdf", "fixtures/bad/image-bomb.pdf",
+                    "fixtures/bad/page-tree-loop.pdf", "fixtures/bad/deep-nesting.pdf", "fixtures/pdf/hebrew.pdf"]:
         copy("image", fixture)
     grey, rgb = tiny("L"), tiny("RGB")
     write("image", "tiny-grey.png", encode(grey, "PNG", dpi=(300, 300)))
@@ -132,6 +133,21 @@ def main():
     gif = encode(rgb.convert("P"), "GIF")
     huge_frame = b"\x2c" + struct.pack("<HHHHB", 0, 0, 65535, 65535, 0) + b"\x08\x02\x00\x01\x00"
     write("image", "gif-second-frame-65535.gif", gif[:-1] + huge_frame + b"\x3b")
+
+    # Issue 26: bad/many-operations.pdf's page of two million operations cut to 20000, which
+    # draws within libFuzzer's 10 s: the fuzzer grows the content, gloss-render bounds it.
+    content = zlib.compress(b"0 0 0 rg\n" + b"10 10 1 1 re f\n" * 20000, 9)
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> /Contents 4 0 R >>",
+               b"<< /Filter /FlateDecode /Length %d >>\nstream\n" % len(content) + content + b"\nendstream"]
+    body, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, text in enumerate(objects, start=1):
+        offsets.append(len(body))
+        body += b"%d 0 obj\n" % number + text + b"\nendobj\n"
+    xref = len(body)
+    body += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    body += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    write("image", "many-operations-20000.pdf", bytes(body))
 
     # Exif: JPEG headers with and without an Exif block, TIFF structures.
     copy("exif", "fixtures/text/rotated.jpg")

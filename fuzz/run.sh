@@ -38,7 +38,8 @@ done
 MODULES=(Geometry:GlossGeometry Contract:GlossContract Imaging:GlossImaging NeuralNetwork:GlossNeuralNetwork FaceDetection:GlossFaceDetection)
 
 # The C modules (Sources/C*/module.modulemap) these modules import, and what they link.
-FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -I "$BUILD")
+# -package-name: the modules share `package` declarations, as SwiftPM builds them.
+FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name Gloss -I "$BUILD")
 LIBS=()
 for c in $(for m in "${MODULES[@]}"; do cat "$SRC/Sources/${m%%:*}"/*.swift; done |
            sed -n 's/^import \(C[A-Za-z0-9]*\)$/\1/p' | sort -u); do
@@ -94,6 +95,13 @@ if [ -z "${FUZZ_NO_BUILD:-}" ]; then
             *) echo "unknown target: $target (cascade, exif, image, model)" >&2; exit 2 ;;
         esac
     done
+    # PDF pages are drawn by gloss-render beside the running program: the image target needs
+    # one in $BUILD (built plainly by SwiftPM, in a scratch path of its own).
+    if [[ " ${targets[*]} " == *" image "* ]]; then
+        echo "build: gloss-render"
+        (cd "$SRC" && swift build -c release --product gloss-render --scratch-path "$BUILD/spm" >/dev/null)
+        cp "$BUILD/spm/release/gloss-render" "$BUILD/gloss-render"
+    fi
 fi
 
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0

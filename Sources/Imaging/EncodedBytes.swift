@@ -47,11 +47,16 @@ final class MappedFile: Sendable {
 
     /// Maps the regular file at `path`, refusing before a byte is read a file that is not a
     /// regular one, is empty, or holds more than `maximumSize` bytes.
-    init(path: String, maximumSize: Int) throws {
+    convenience init(path: String, maximumSize: Int) throws {
         // Non-blocking, so that a FIFO or a device named like an image is refused below rather
         // than waited on forever; it changes nothing for a regular file.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw ImagingError(path: path, reason: .unreadable(systemError())) }
+        try self.init(descriptor: descriptor, path: path, maximumSize: maximumSize)
+    }
+
+    /// Maps the file open on `descriptor`, which it owns from here on (closed on failure too).
+    init(descriptor: Int32, path: String, maximumSize: Int) throws {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             let why = systemError()

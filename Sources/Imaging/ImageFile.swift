@@ -143,7 +143,7 @@ public struct ImageFile: Sendable {
         // A PDF may start its header anywhere in its first kilobyte; Leptonica does not read it.
         if bytes.withUnsafeBytes({ Self.holdsPDFSignature($0) }) {
             let document = try PDFDocument(bytes, path: path, resolution: pdfResolution)
-            let size = try document.plan(page: 0).size
+            let size = try document.estimate(page: 0).size
             guard size.pixelCount <= pixelLimit else {
                 throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
             }
@@ -236,10 +236,12 @@ public struct ImageFile: Sendable {
         }
     }
 
-    /// The pixels page `index` holds (for a PDF, that it will be rendered at): the pixel budget
-    /// a page is read under. Other pages of a TIFF are taken to be the size of the first.
+    /// The pixels page `index` holds (for a PDF, that it will be rendered at, or was): the pixel
+    /// budget a page is read under. Other pages of a TIFF are taken to be the size of the first;
+    /// a PDF page not drawn yet is counted at the PDF resolution, its content unread (a scan is
+    /// drawn at its own resolution, up to 600 ppi).
     public func pixelCount(ofPage index: Int) -> Int {
-        guard let pdf, let plan = try? pdf.plan(page: index) else { return storedSize.pixelCount }
+        guard let pdf, let plan = try? pdf.estimate(page: index) else { return storedSize.pixelCount }
         return plan.size.pixelCount
     }
 
@@ -250,7 +252,7 @@ public struct ImageFile: Sendable {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
-        return try pdf.textLayer(page: index)
+        return try pdf.textLayerInChild(page: index, pixelLimit: pixelLimit)
     }
 
     /// The size from Leptonica's header reader, and the most bytes a pixel takes stored
@@ -323,7 +325,7 @@ public struct ImageFile: Sendable {
             // Rendered at the planned size, the pixel limit checked first; `wholeLimit` does not
             // apply: the plan caps the resolution and the pixel limit bounds the page.
             guard let pdf else { break }
-            let (raster, plan) = try pdf.render(page: index, pixelLimit: pixelLimit)
+            let (raster, plan) = try pdf.renderInChild(page: index, pixelLimit: pixelLimit)
             return (raster, plan.resolution, plan.size)
         case .tiff, .pnm, .gif, .bmp, .jp2:
             break

@@ -27,6 +27,13 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case tooManyPages(Int, limit: Int)
         /// The decoded pixels could not be encoded for display.
         case encodingFailed(String)
+        /// A PDF page draws an image whose declared size is above the limit; nothing of it was
+        /// decoded.
+        case drawsTooLargeImage(width: Int, height: Int, limit: Int)
+        /// Drawing a PDF page needed more memory than the pixel limit allows its renderer.
+        case renderNeedsTooMuchMemory(megabytes: Int, limit: Int)
+        /// The process drawing a PDF page could not run or stopped without an answer.
+        case renderFailed(String)
     }
 
     public var path: String
@@ -58,6 +65,11 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case .encrypted: "encrypted: Gloss cannot read password-protected PDFs"
         case .noPages: "the document has no pages (its page tree is empty or unreadable)"
         case .tooManyPages(let count, let limit): "the document claims \(count) pages, more than the \(limit) Gloss reads from one file"
+        case .drawsTooLargeImage(let w, let h, let limit):
+            "the page draws an image of \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
+        case .renderNeedsTooMuchMemory(let megabytes, let limit):
+            "drawing the page needs more than the \(megabytes) MB its renderer may use under the limit of \(limit) pixels (see --max-pixels)"
+        case .renderFailed(let why): "the page could not be drawn: \(why)"
         }
     }
 }

@@ -10,6 +10,11 @@ import Glibc
 /// The document is read from the encoded bytes in place (a mapped file is handed to Poppler
 /// without a copy) and owns them for as long as it lives. Poppler's document is not safe to
 /// use from two threads at once, so every call into it holds `lock`.
+///
+/// Gloss itself opens the document only for its pages and their sizes: whatever walks a page's
+/// content (its plan, its pixels, its text) runs in `gloss-render` (`PDFRenderProcess`), a
+/// process that can be killed when the page is cancelled and whose memory is bounded, so that
+/// no page can hold a batch past its timeout or take its memory.
 final class PDFDocument: @unchecked Sendable {
     /// How a page becomes pixels: its size in points, the resolution chosen for it, and the
     /// pixel size that gives.
@@ -20,6 +25,8 @@ final class PDFDocument: @unchecked Sendable {
         var size: PixelSize
         /// Whether the page is one full-page scan, rendered at the scan's own resolution.
         var isScan: Bool
+        /// The size the scan's image declares, when the plan was made from the page's content.
+        var scanImage: PixelSize? = nil
     }
 
     /// More pages than this are refused on opening, as for TIFF: no real volume holds more, and
@@ -36,10 +43,18 @@ final class PDFDocument: @unchecked Sendable {
     let pageCount: Int
     /// The resolution of pages that are not a single full-page scan (`--pdf-resolution`).
     let resolution: Int
-    /// Keeps a mapping alive while Poppler reads it.
-    private let bytes: EncodedBytes
+    /// Keeps a mapping alive while Poppler reads it; `gloss-render` reads the same bytes.
+    let bytes: EncodedBytes
     private let document: OpaquePointer
     private let lock = Mutex<[Int: PagePlan]>([:])
+    /// The plans `gloss-render` drew pages by, for the pixel budget of a page drawn again.
+    let drawn = Mutex<[Int: PagePlan]>([:])
+    /// Text layers read with a page's pixels, until asked for; a page whose layer was asked for
+    /// once keeps none again (a page is drawn again for its searchable PDF).
+    let texts = Mutex<(kept: [Int: PDFTextLayer?], read: Set<Int>)>(([:], []))
+    /// A descriptor holding the bytes for `gloss-render`: the mapped file's own, or a memory
+    /// file written once from a download; opened when a page is first drawn.
+    let shared = Mutex<SharedBytes?>(nil)
 
     /// Opens the PDF in `bytes`: encrypted, damaged and empty documents are refused here with
     /// the reason, as is one claiming more than `maximumPages` pages.
@@ -112,22 +127,49 @@ final class PDFDocument: @unchecked Sendable {
         }
     }
 
+    /// The pixel size page `index` has at `resolution`, from its size alone: nothing of its
+    /// content is read. A page that `gloss-render` drew already has the plan it was drawn by.
+    func estimate(page index: Int) throws -> PagePlan {
+        if let known = drawn.withLock({ $0[index] }) { return known }
+        return try withPage(index) { page, _ in
+            let (width, height) = try size(of: page, index: index)
+            return PagePlan(pointWidth: width, pointHeight: height, resolution: resolution,
+                            size: Self.pixels(width, height, at: resolution), isScan: false)
+        }
+    }
+
+    /// Records the plan `gloss-render` drew page `index` by.
+    func remember(_ plan: PagePlan, page index: Int) {
+        drawn.withLock { $0[index] = plan }
+    }
+
+    private func size(of page: OpaquePointer, index: Int) throws -> (Double, Double) {
+        var width = 0.0, height = 0.0
+        poppler_page_get_size(page, &width, &height)
+        guard width.isFinite, height.isFinite, width > 0, height > 0 else {
+            throw ImagingError(path: path, reason: .corrupt("PDF: page \(index + 1) has no size"))
+        }
+        return (width, height)
+    }
+
+    private static func pixels(_ width: Double, _ height: Double, at resolution: Int) -> PixelSize {
+        PixelSize(width: max(1, Int((width * Double(resolution) / 72).rounded())),
+                  height: max(1, Int((height * Double(resolution) / 72).rounded())))
+    }
+
     /// The resolution and pixel size page `index` is rendered at; no pixels are drawn. A page
     /// holding one image that covers it (a scan) keeps the image's resolution, up to
-    /// `maximumScanResolution`; any other page is drawn at `resolution`.
+    /// `maximumScanResolution`; any other page is drawn at `resolution`. It reads the page's
+    /// content: `gloss-render` calls it, never Gloss.
     func plan(page index: Int) throws -> PagePlan {
         try withPage(index) { page, plans in
             if let known = plans[index] { return known }
-            var width = 0.0, height = 0.0
-            poppler_page_get_size(page, &width, &height)
-            guard width.isFinite, height.isFinite, width > 0, height > 0 else {
-                throw ImagingError(path: path, reason: .corrupt("PDF: page \(index + 1) has no size"))
-            }
-            let scan = Self.scanResolution(of: page, pageArea: width * height)
-            let resolution = scan ?? self.resolution
-            let size = PixelSize(width: max(1, Int((width * Double(resolution) / 72).rounded())),
-                                 height: max(1, Int((height * Double(resolution) / 72).rounded())))
-            let plan = PagePlan(pointWidth: width, pointHeight: height, resolution: resolution, size: size, isScan: scan != nil)
+            let (width, height) = try size(of: page, index: index)
+            let scan = Self.scan(of: page, pageArea: width * height)
+            let resolution = scan?.resolution ?? self.resolution
+            let size = Self.pixels(width, height, at: resolution)
+            let plan = PagePlan(pointWidth: width, pointHeight: height, resolution: resolution, size: size, isScan: scan != nil,
+                                scanImage: scan?.image)
             plans[index] = plan
             return plan
         }
@@ -135,10 +177,12 @@ final class PDFDocument: @unchecked Sendable {
 
     /// The resolution of the one image covering most of the page, or nil when no image does.
     ///
-    /// The glib API maps where images are drawn but not their pixel sizes; the image is decoded
-    /// once to learn its size. Its resolution is taken over its whole drawn area (the geometric
-    /// mean of both axes), so a scan drawn turned by 90 degrees reads the same.
-    private static func scanResolution(of page: OpaquePointer, pageArea: Double) -> Int? {
+    /// The glib API maps where images are drawn but not their pixel sizes. Asked for the image,
+    /// Poppler first asks Cairo for a surface of its declared size: `SurfaceGate` notes that
+    /// size and refuses every surface, so nothing of the image is decoded. Its resolution is
+    /// taken over its whole drawn area (the geometric mean of both axes), so a scan drawn
+    /// turned by 90 degrees reads the same.
+    private static func scan(of page: OpaquePointer, pageArea: Double) -> (resolution: Int, image: PixelSize)? {
         guard let mappings = poppler_page_get_image_mapping(page) else { return nil }
         defer { poppler_page_free_image_mapping(mappings) }
         var largest: (id: Int32, area: Double)?
@@ -151,19 +195,25 @@ final class PDFDocument: @unchecked Sendable {
             }
             node = current.pointee.next
         }
-        guard let largest, let surface = poppler_page_get_image(page, largest.id) else { return nil }
-        defer { cairo_surface_destroy(surface) }
-        let pixels = Double(cairo_image_surface_get_width(surface)) * Double(cairo_image_surface_get_height(surface))
-        guard pixels > 0 else { return nil }
+        guard let largest else { return nil }
+        let (_, asked) = SurfaceGate.shared.measuring {
+            if let surface = poppler_page_get_image(page, largest.id) { cairo_surface_destroy(surface) }
+        }
+        guard let declared = asked.first, declared.pixelCount > 0 else { return nil }
+        let pixels = Double(declared.pixelCount)
         let perInch = (pixels / (largest.area / (72 * 72))).squareRoot()
-        return min(maximumScanResolution, max(1, Int(perInch.rounded())))
+        return (min(maximumScanResolution, max(1, Int(perInch.rounded()))), declared)
     }
 
-    /// Draws page `index` as its plan says, on white. Refuses, before drawing, a page whose
-    /// pixels are above `pixelLimit` or wider than Cairo can draw.
+    /// Draws page `index` as its plan says, on white (in `gloss-render`). Refuses, before
+    /// drawing, a page whose pixels are above `pixelLimit` or wider than Cairo can draw, and,
+    /// before decoding it, an image the page draws whose declared size is above `pixelLimit`.
     func render(page index: Int, pixelLimit: Int) throws -> (Raster, PagePlan) {
         let plan = try plan(page: index)
         let size = plan.size
+        if let image = plan.scanImage, image.pixelCount > pixelLimit {
+            throw ImagingError(path: path, reason: .drawsTooLargeImage(width: image.width, height: image.height, limit: pixelLimit))
+        }
         guard size.pixelCount <= pixelLimit else {
             throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
         }
@@ -182,9 +232,18 @@ final class PDFDocument: @unchecked Sendable {
             cairo_set_source_rgb(context, 1, 1, 1)
             cairo_paint(context)
             cairo_scale(context, Double(size.width) / plan.pointWidth, Double(size.height) / plan.pointHeight)
-            poppler_page_render(page, context)
+            let (_, refused) = SurfaceGate.shared.limiting(to: pixelLimit) { poppler_page_render(page, context) }
+            let status = cairo_status(context)
             cairo_destroy(context)
             cairo_surface_flush(surface)
+            if let image = refused.max(by: { $0.pixelCount < $1.pixelCount }) {
+                throw ImagingError(path: path, reason: .drawsTooLargeImage(width: image.width, height: image.height, limit: pixelLimit))
+            }
+            // Cairo stops drawing on its first failure (a group it had no memory for): the page
+            // would be missing what came after.
+            guard status == CAIRO_STATUS_SUCCESS else {
+                throw ImagingError(path: path, reason: .renderFailed("Cairo: " + String(cString: cairo_status_to_string(status))))
+            }
             guard let data = cairo_image_surface_get_data(surface) else {
                 throw ImagingError(path: path, reason: .corrupt("PDF: page \(index + 1) could not be drawn"))
             }
@@ -227,8 +286,10 @@ final class PDFDocument: @unchecked Sendable {
         return Raster(width: width, height: height, layout: layout, pixels: pixels)
     }
 
-    /// The text page `index` already holds, with each word's box; nil when it holds none.
-    func textLayer(page index: Int) throws -> PDFTextLayer? {
+    /// The text page `index` already holds as Poppler gives it (in `gloss-render`): its
+    /// characters, one box per character when Poppler lays them out, and the page's size in
+    /// points; nil when it holds no text.
+    func rawText(page index: Int) throws -> PDFRawText? {
         try withPage(index) { page, _ in
             var width = 0.0, height = 0.0
             poppler_page_get_size(page, &width, &height)
@@ -239,12 +300,30 @@ final class PDFDocument: @unchecked Sendable {
             var rectangles: UnsafeMutablePointer<PopplerRectangle>?
             var count: guint = 0
             guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else {
-                return PDFTextLayer(text: text, lines: [])
+                return PDFRawText(text: text, boxes: nil, page: (width, height))
             }
             defer { g_free(rectangles) }
             let boxes = UnsafeBufferPointer(start: rectangles, count: Int(count))
-            return PDFTextLayer(text: text, boxes: boxes.map { ($0.x1, $0.y1, $0.x2, $0.y2) }, page: (width, height))
+            return PDFRawText(text: text, boxes: boxes.flatMap { [$0.x1, $0.y1, $0.x2, $0.y2] }, page: (width, height))
         }
+    }
+}
+
+/// A page's text as Poppler gives it: `boxes` holds four numbers per character (x1, y1, x2,
+/// y2 in points, origin top left), nil when Poppler gave no layout.
+struct PDFRawText: Sendable {
+    var text: String
+    var boxes: [Double]?
+    var page: (width: Double, height: Double)
+
+    var layer: PDFTextLayer {
+        guard let boxes else { return PDFTextLayer(text: text, lines: []) }
+        var rectangles: [(x1: Double, y1: Double, x2: Double, y2: Double)] = []
+        rectangles.reserveCapacity(boxes.count / 4)
+        for start in stride(from: 0, to: boxes.count - 3, by: 4) {
+            rectangles.append((boxes[start], boxes[start + 1], boxes[start + 2], boxes[start + 3]))
+        }
+        return PDFTextLayer(text: text, boxes: rectangles, page: page)
     }
 }
 
@@ -270,8 +349,10 @@ public struct PDFTextLayer: Sendable, Equatable {
     /// origin top left), as Poppler's text layout gives them. Without one box per character the
     /// words cannot be placed, and the layer keeps its text alone.
     init(text: String, boxes: [(x1: Double, y1: Double, x2: Double, y2: Double)], page: (width: Double, height: Double)) {
-        self.text = text
-        let characters = Array(text.unicodeScalars)
+        // Poppler wraps a right-to-left run in embedding marks that have no box of their own;
+        // without them, the characters and the boxes agree again.
+        let characters = text.unicodeScalars.filter { !Self.isDirectionMark($0) }
+        self.text = String(String.UnicodeScalarView(characters))
         guard characters.count == boxes.count else {
             lines = []
             return
@@ -304,5 +385,14 @@ public struct PDFTextLayer: Sendable, Equatable {
         endWord()
         if !line.isEmpty { lines.append(line) }
         self.lines = lines
+    }
+
+    /// The invisible marks that set the direction of the text around them (LRM, RLM, the
+    /// embeddings and overrides, the isolates): layout, not characters of a word.
+    static func isDirectionMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

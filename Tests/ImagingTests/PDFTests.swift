@@ -68,6 +68,22 @@ struct PDFTests {
         #expect(vector.lines.map { $0.map(\.text).joined(separator: " ") } == ["Gloss reads the text layer", "of PDF pages 2026"])
     }
 
+    /// Poppler's text wraps a right-to-left run in embedding marks (U+202B ... U+202C) that have
+    /// no box: the layer drops the marks and keeps every word on its box (issue 26, case 13).
+    @Test func aRightToLeftTextLayerKeepsItsWords() throws {
+        let file = try ImageFile(contentsOf: Fixtures.path("pdf/hebrew.pdf"))
+        let layer = try #require(try file.textLayer(ofPage: 0))
+        #expect(layer.lines.map { $0.map(\.text) } == [["\u{05E9}\u{05DC}\u{05D5}\u{05DD}"], ["Gloss"]], "\(layer.text.unicodeScalars.map(\.value))")
+        #expect(!layer.text.unicodeScalars.contains(where: PDFTextLayer.isDirectionMark), "the marks are dropped")
+        let word = try #require(layer.lines.first?.first)
+        // The word is drawn 36 pt from the left of a 288 pt page, its top 80 pt from the bottom.
+        #expect(word.box.x > 0.1 && word.box.x < 0.2 && word.box.width > 0.1, "\(word.box)")
+        // Marks around a word, or before one, have no box: the five other characters have theirs.
+        let marked = PDFTextLayer(text: "\u{202B}ab\u{202C} \u{200F}c\n", boxes: Array(repeating: (0, 0, 1, 1), count: 5),
+                                  page: (10, 10))
+        #expect(marked.lines.map { $0.map(\.text) } == [["ab", "c"]])
+    }
+
     /// Broken PDFs and what their error must say; all are refused on opening.
     @Test(arguments: [
         ("bad/encrypted.pdf", "encrypted: Gloss cannot read password-protected PDFs"),
@@ -92,6 +108,26 @@ struct PDFTests {
         #expect(try file.decodePage(0).size == PixelSize(width: 960, height: 528))
         let error = try #require(throws: ImagingError.self) { _ = try file.decodePage(1) }
         #expect(error.reason == .tooLarge(width: 1200, height: 600, limit: 600_000))
+    }
+
+    /// An image the page draws is held to the pixel limit by its declared size, before any of
+    /// it is decoded: the 30000x30000 bomb is refused at once (issue 26, case 10), with both sizes.
+    @Test(arguments: [150_000_000, 20_000_000])
+    func anImageAboveThePixelLimitIsRefusedBeforeItIsDecoded(limit: Int) throws {
+        let file = try ImageFile(contentsOf: Fixtures.path("bad/image-bomb.pdf"), pixelLimit: limit)
+        let error = try #require(throws: ImagingError.self) { _ = try file.decodePage(0) }
+        #expect(error.reason == .drawsTooLargeImage(width: 30000, height: 30000, limit: limit))
+        #expect(error.description.contains("(see --max-pixels)"))
+    }
+
+    /// A scan's resolution comes from the size its image declares, not from decoding it, and a
+    /// PDF read from memory is drawn as its file is.
+    @Test func aScanIsPlannedFromItsImagesDeclaredSize() throws {
+        let bytes = try #require(FileManager.contents(Fixtures.path("pdf/scanned.pdf")))
+        let file = try ImageFile(bytes: bytes, path: "scanned.pdf")
+        let page = try file.decodePage(0)
+        #expect(page.size == PixelSize(width: 960, height: 528) && page.resolution == 300)
+        #expect(file.pixelCount(ofPage: 0) == 960 * 528, "the plan it was drawn by is kept")
     }
 
     /// From memory (a download) as from the file, and a PDF header after leading bytes.

@@ -41,14 +41,21 @@ struct HostileBatchTests {
         "zero-pages.pdf": "the document has no pages",
         "million-pages.pdf": "the document has no pages",
         "huge-page.pdf": "image is 60000x60000 = 3600000000 pixels, above the limit of 150000000",
+        "image-bomb.pdf": "the page draws an image of 30000x30000 = 900000000 pixels, above the limit of 150000000",
+        "page-tree-loop.pdf": "page 1 cannot be read from the page tree",
     ]
+
+    /// Bad inputs this batch leaves to `HostilePDFTests`: a page that takes a minute to draw
+    /// fails only under a timeout, which would bound every page here, and one that fails once
+    /// its renderer has filled the memory the default pixel limit allows (seconds).
+    static let elsewhere: Set<String> = ["many-operations.pdf", "deep-nesting.pdf"]
 
     @Test func everyBrokenInputFailsAloneWithOneLineAndTheRestIsRead() throws {
         let scratch = try ScratchFolder()
         let input = scratch.path + "/in", output = scratch.path + "/out"
         try FileManager.default.createDirectory(atPath: input + "/nested", withIntermediateDirectories: true)
         for folder in ["bad", "odd"] {
-            for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)) where !Self.elsewhere.contains(name) {
                 try FileManager.default.copyItem(atPath: Fixtures.path(folder + "/" + name), toPath: input + "/" + name)
             }
         }

@@ -130,6 +130,15 @@ struct PDFInputTests {
         #expect(again.standardError.contains("gloss: ok "), "\(again.standardError)")
     }
 
+    /// `--skip-text` keeps a right-to-left text layer: the Hebrew word is one word, not OCR's guess.
+    @Test func skipTextKeepsARightToLeftTextLayer() throws {
+        let run = try Gloss.run(["ocr", Fixtures.path("pdf/hebrew.pdf"), "--skip-text"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let report = try JSONOutput.decode(PageReport.self, from: Array(run.standardOutput.utf8))
+        #expect(report.words.map(\.text) == ["\u{05E9}\u{05DC}\u{05D5}\u{05DD}", "Gloss"], "\(report.text)")
+        #expect(report.timings["ocr"] == nil, "\(report.timings)")
+    }
+
     /// `--pdf-resolution` sets the vector page's size, and joins the fingerprint.
     @Test func thePDFResolutionSetsAVectorPagesSize() throws {
         let run = try Gloss.run(["ocr", Fixtures.path("pdf/text-layer.pdf"), "--page", "2", "--pdf-resolution", "150"])

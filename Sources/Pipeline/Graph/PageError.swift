@@ -33,14 +33,22 @@ public struct PageError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// A page that ran longer than the batch allows.
+/// A page that ran longer than the batch allows, and the stage it was stopped in when known.
 public struct PageTimeoutError: Error, Sendable, CustomStringConvertible {
     public var file: String
     public var pageIndex: Int
     public var timeout: Duration
+    public var stage: Stage?
+
+    public init(file: String, pageIndex: Int, timeout: Duration, stage: Stage? = nil) {
+        self.file = file
+        self.pageIndex = pageIndex
+        self.timeout = timeout
+        self.stage = stage
+    }
 
     public var description: String {
         let place = pageIndex == 0 ? file : "\(file), page \(pageIndex + 1)"
-        return "\(place): timed out after \(DecimalText.format(timeout.secondsValue)) s"
+        return "\(place): timed out after \(DecimalText.format(timeout.secondsValue)) s" + (stage.map { " (\($0))" } ?? "")
     }
 }

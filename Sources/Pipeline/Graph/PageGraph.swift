@@ -36,6 +36,8 @@ struct PageGraph: Sendable {
     struct Outcome: Sendable {
         var report: PageReport
         var outputs: [String: String] = [:]
+        /// The stage a page that did not finish was stopped in.
+        var stoppedIn: Stage?
     }
 
     /// An input opened: its pages' headers read, its bytes hashed.
@@ -61,7 +63,7 @@ struct PageGraph: Sendable {
         case .success(let success): file = success
         case .failure(let error):
             var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error), timings: fileClock)
-            report.timeOut(if: expired, after: graphs.pageTimeout)
+            report.timeOut(if: expired, after: graphs.pageTimeout, in: (error as? PageError)?.stage)
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
             if let clash = await batch.recorder.claim(id, for: path) {
                 return [await refuse(clash, pageIndex: 0, position: position, in: batch)]
@@ -111,7 +113,7 @@ struct PageGraph: Sendable {
                     graphs.giveBack(graph)
                     batch.budget.release(pixels)
                     var report = outcome.report
-                    report.timeOut(if: expired, after: graph.pageTimeout)
+                    report.timeOut(if: expired, after: graph.pageTimeout, in: outcome.stoppedIn)
                     var entry = ManifestEntry(report: report, id: id, outputs: outcome.outputs)
                     entry.inputHash = file.hash
                     entry.settingsHash = batch.settingsHash
@@ -162,16 +164,18 @@ struct PageGraph: Sendable {
         let input = RemoteFetcher.isRemote(given) ? InputCollector.Input(remote: given)
             : InputCollector.Input(path: given, relativePath: given)
         let path = input.path
-        let (report, expired) = await withPageTimeout { () async -> PageReport in
+        let (outcome, expired) = await withPageTimeout { () async -> Outcome in
             do {
                 let file = try await open(input, clock: clock, hashing: false)
-                return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil).report
+                return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil)
             } catch {
-                return PageReport(source: path, pageIndex: pageIndex, error: error, status: Self.status(of: error), timings: clock)
+                return Outcome(report: PageReport(source: path, pageIndex: pageIndex, error: error, status: Self.status(of: error),
+                                                  timings: clock),
+                               stoppedIn: (error as? PageError)?.stage)
             }
         }
-        var result = report
-        result.timeOut(if: expired, after: pageTimeout)
+        var result = outcome.report
+        result.timeOut(if: expired, after: pageTimeout, in: outcome.stoppedIn)
         return result
     }
 
@@ -265,7 +269,7 @@ struct PageGraph: Sendable {
         } catch {
             let report = PageReport(source: path, pageIndex: index, error: error, status: Self.status(of: error), timings: clock)
             // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
-            guard report.status == .failed, let layout else { return Outcome(report: report) }
+            guard report.status == .failed, let layout else { return Outcome(report: report, stoppedIn: (error as? PageError)?.stage) }
             return await writeFailure(report, id: id, in: layout, pdf: combinedPDF ?? .single(nil))
         }
     }
@@ -462,11 +466,12 @@ extension PageReport {
                   timings: clock.recorded)
     }
 
-    /// A page cancelled because its time ran out (`expired`) is `timedOut`, and says after how long.
-    mutating func timeOut(if expired: Bool, after timeout: Duration?) {
+    /// A page cancelled because its time ran out (`expired`) is `timedOut`, and says after how
+    /// long and in which stage.
+    mutating func timeOut(if expired: Bool, after timeout: Duration?, in stage: Stage? = nil) {
         guard expired, status == .cancelled else { return }
         status = .timedOut
-        if let timeout { error = PageTimeoutError(file: source, pageIndex: pageIndex, timeout: timeout).description }
+        if let timeout { error = PageTimeoutError(file: source, pageIndex: pageIndex, timeout: timeout, stage: stage).description }
     }
 
     /// This page, recorded as failed because of `error` after it was read.
