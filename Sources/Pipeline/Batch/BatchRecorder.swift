@@ -73,6 +73,9 @@ actor BatchRecorder {
     /// A recorded page's id is found in the database, so this stays as small as the pages in
     /// flight, however large the batch.
     private var claimed: [String: String] = [:]
+    /// The ids a page of this run was refused because another source holds them: their files
+    /// are that source's, whatever the records of the refused page say.
+    private var heldElsewhere: Set<String> = []
     private let earlier: EarlierPages
     private var lastWrite = ContinuousClock.now
     private static let rewriteInterval = Duration.seconds(2)
@@ -102,7 +105,10 @@ actor BatchRecorder {
     /// file of it is written, so that it replaces nothing. One indexed lookup a page.
     func claim(_ id: String, for source: String) -> PageNameClash? {
         let holder = claimed[id] ?? (try? database.source(ofPage: id)) ?? nil
-        if let holder, holder != source { return PageNameClash(name: id, source: source, other: holder) }
+        if let holder, holder != source {
+            heldElsewhere.insert(id)
+            return PageNameClash(name: id, source: source, other: holder)
+        }
         claimed[id] = source
         return nil
     }
@@ -259,7 +265,7 @@ actor BatchRecorder {
     private func removeUnlisted(keeping pages: [ManifestEntry]) {
         let kept = Self.fileNames(of: pages)
         let recorded = Self.fileNames(of: earlier.recorded).union(Self.fileNames(of: entriesByFile.values.flatMap { $0 }))
-        for name in recorded.subtracting(kept) {
+        for name in recorded.subtracting(kept) where !heldElsewhere.contains(where: { name.hasPrefix($0 + ".") }) {
             unlink(layout.pagesFolder + "/" + name)
         }
     }
