@@ -151,8 +151,11 @@ struct FileStageTests {
         let tiff = Fixtures.path("text/two-pages.tif")
         let output = scratch.path + "/out"
         // A folder where the combined hOCR must go: renaming a file onto it fails, even for root.
+        // The output is a batch (a run killed at its start leaves its lock file), or it would be
+        // refused as a folder of someone else's.
         let blocker = output + "/pages/" + pageIdentifier(source: tiff, pageIndex: 0, pageCount: 1) + ".hocr"
         try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: output + "/" + FolderLock.fileName, contents: nil))
         var settings = AnnotationSettings(detectFaces: false)
         settings.formats = [.json, .hocr]
         let annotator = Annotator(settings: settings, jobs: 1)
