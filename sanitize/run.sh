@@ -52,7 +52,10 @@ reports() {
     for file in $(find "$LOGS/$1" -type f 2>/dev/null | sort); do
         echo "---- $file" >&2
         cat "$file" >&2
-        if grep -q -e "^SUMMARY: " -e "ERROR: " "$file"; then found=1; fi
+        # A PDF page's renderer (gloss-render) runs under an address-space cap, and the hostile
+        # PDFs reach it on purpose: the sanitizer's allocator then says "out of memory" as the
+        # process dies, which is the cap working, not a finding. Any other report fails the run.
+        if grep -e "^SUMMARY: " -e "ERROR: " "$file" | grep -q -v -e "out of memory" -e "Failed to mmap"; then found=1; fi
     done
     return $found
 }

@@ -69,7 +69,8 @@ struct HostilePDFTests {
         let interrupted = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
-        #expect(ContinuousClock.now - interrupted < .seconds(1), "\(ContinuousClock.now - interrupted)")
+        // A second, as the issue asks of a release build; a sanitizer's build exits slower.
+        #expect(ContinuousClock.now - interrupted < .seconds(Sanitizers.areOn ? 5 : 1), "\(ContinuousClock.now - interrupted)")
         #expect(process.terminationStatus == 130)
         let page = try #require(try BatchTests.manifest(output).pages.first)
         #expect(page.status == .cancelled)
