@@ -227,8 +227,10 @@ actor BatchRecorder {
     }
 
     /// The inputs of this run that no page of which was reached, nor recorded by an earlier run.
+    /// A file a worker took just as the batch was stopped comes back with no entry: it was not
+    /// started either.
     private var notStarted: Int {
-        (0..<fileCount).count(where: { entriesByFile[$0] == nil && earlier.byFile[$0] == nil })
+        (0..<fileCount).count(where: { (entriesByFile[$0] ?? []).isEmpty && (earlier.byFile[$0] ?? []).isEmpty })
     }
 
     /// The pages the batch lists: the earlier pages it keeps, then this run's inputs' in their
