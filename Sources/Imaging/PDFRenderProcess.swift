@@ -19,24 +19,24 @@ extension PDFDocument {
     /// reads the page's text layer, kept for `textLayerInChild` (the decode stage asks for both;
     /// starting a process costs some 20 ms of CPU).
     func renderInChild(page index: Int, pixelLimit: Int) throws -> (Raster, PagePlan) {
-        let answer = try PDFRenderProcess.run(.render, page: index, document: self, pixelLimit: pixelLimit,
-                                              payloadLimit: pixelLimit * 3 + PDFRenderProcess.textLimit)
-        var header = answer.header
+        var (header, payload) = try PDFRenderProcess.run(.render, page: index, document: self, pixelLimit: pixelLimit,
+                                                         payloadLimit: pixelLimit * 3 + PDFRenderProcess.textLimit)
         let plan = PagePlan(pointWidth: try header.double(), pointHeight: try header.double(), resolution: try header.integer(),
                             size: PixelSize(width: try header.integer(), height: try header.integer()),
                             isScan: try header.integer() != 0)
         let layout: Raster.Layout = try header.integer() == 1 ? .gray : .rgb
         let count = plan.size.pixelCount * layout.rawValue
-        guard plan.size.pixelCount <= pixelLimit, answer.payload.count >= count else {
-            throw ImagingError(path: path, reason: .renderFailed("gloss-render answered \(answer.payload.count) bytes for \(plan.size)"))
+        guard plan.size.pixelCount <= pixelLimit, payload.count >= count else {
+            throw ImagingError(path: path, reason: .renderFailed("gloss-render answered \(payload.count) bytes for \(plan.size)"))
         }
-        let text = try Self.textLayer(from: &header, boxes: answer.payload[count...])
+        let text = try Self.textLayer(from: &header, boxes: payload[count...])
         remember(plan, page: index)
         texts.withLock { texts in
             if !texts.read.contains(index) { texts.kept[index] = .some(text) }
         }
-        let pixels = answer.payload.count == count ? answer.payload : Array(answer.payload[..<count])
-        return (Raster(width: plan.size.width, height: plan.size.height, layout: layout, pixels: pixels), plan)
+        // The boxes that follow the pixels go in place: a copy of the pixels would be the page again.
+        payload.removeSubrange(count...)
+        return (Raster(width: plan.size.width, height: plan.size.height, layout: layout, pixels: payload), plan)
     }
 
     /// The text layer of page `index`: the one read when it was drawn, or read by `gloss-render`.
