@@ -166,7 +166,7 @@ enum PDFRenderProcess {
         throws -> (header: WireReader, payload: [UInt8]) {
         let path = document.path
         guard let executable else {
-            throw ImagingError(path: path, reason: .renderFailed("gloss-render is not installed beside this program"))
+            throw ImagingError(path: path, reason: .renderFailed("gloss-render is not installed beside this program (make build, or swift build, makes both)"))
         }
         try Task.checkCancellation()
         let child = try ChildProcess(executable, arguments: [job.rawValue, String(index), String(document.resolution),
