@@ -258,8 +258,11 @@ struct TestServer: Sendable {
         return seen
     }
 
+    /// The server's counts. This request is the test's own bookkeeping, not what is tested, so
+    /// it is given a minute: a sanitized suite on two loaded cores has taken over five seconds.
     private func stats() async throws -> [String: [String: Int]] {
-        let body = try await RemoteInputTests.fetcher().fetch(url("/stats"))
+        let patient = RemoteInputTests.fetcher(connectTimeout: .seconds(30), totalTimeout: .seconds(60))
+        let body = try await patient.fetch(url("/stats"))
         return try JSONDecoder().decode([String: [String: Int]].self, from: Data(body))
     }
 }
