@@ -12,7 +12,7 @@ gloss_ppocr_det_start:
     .globl gloss_ppocr_det_end
 gloss_ppocr_det_end:
 
-/* ppocr-rec.bin: 21081064 bytes, SHA-256 31ba85fc505781ac37820eb9a2236f2aa01baf09306601fed3e93278e5877f41 */
+/* ppocr-rec.bin: 21079720 bytes, SHA-256 e84190147b5d74366348878f5729d0b09d1c498f6720c4ba335ff23c59b2ca81 */
     .section .rodata.gloss_ppocr_rec,"a",@progbits
     .balign 16
     .globl gloss_ppocr_rec_start
@@ -21,7 +21,7 @@ gloss_ppocr_rec_start:
     .globl gloss_ppocr_rec_end
 gloss_ppocr_rec_end:
 
-/* ppocr-cls.bin: 528136 bytes, SHA-256 342d98c7ab94aa531dedd54f67c6211e83c2c5f855bcb76b0848b5b3cd8a645d */
+/* ppocr-cls.bin: 519832 bytes, SHA-256 10d9535d8c6c5f6df31750931b8f31acdb87faa6340ac3fb8572ae320a0c5d4f */
     .section .rodata.gloss_ppocr_cls,"a",@progbits
     .balign 16
     .globl gloss_ppocr_cls_start

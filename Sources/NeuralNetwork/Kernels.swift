@@ -13,11 +13,13 @@ public enum Activation: Sendable, Equatable {
     case gelu
     /// `x * sigmoid(x)`.
     case swish
+    /// `x * clip(x + 3, 0, 6) / 6`.
+    case hardSwish
 
     /// Whether it is applied in the vector registers, as the sums are stored.
     var isInline: Bool {
         switch self {
-        case .none, .relu, .hardSigmoid: true
+        case .none, .relu, .hardSigmoid, .hardSwish: true
         case .sigmoid, .gelu, .swish: false
         }
     }
@@ -28,6 +30,8 @@ public enum Activation: Sendable, Equatable {
         case .relu: return pointwiseMax(v, Layers.Vector())
         case .hardSigmoid(let alpha, let beta):
             return pointwiseMin(pointwiseMax(v * alpha + beta, Layers.Vector()), Layers.Vector(repeating: 1))
+        case .hardSwish:
+            return v * pointwiseMin(pointwiseMax(v + 3, Layers.Vector()), Layers.Vector(repeating: 6)) / 6
         default: return v
         }
     }
@@ -41,6 +45,7 @@ public enum Activation: Sendable, Equatable {
         case .sigmoid: return 1 / (1 + expf(-x))
         case .gelu: return 0.5 * x * (1 + erff(x * 0.707_106_781_186_547_5))
         case .swish: return x / (1 + expf(-x))
+        case .hardSwish: return x * min(max(x + 3, 0), 6) / 6
         }
     }
 

@@ -28,11 +28,25 @@ public struct Network: Sendable {
         case multiply
         case mean
         case resize(factor: Int)
+        /// `weights` `[out][in]` applied to each pixel's channels (a token's features).
+        case linear(weights: [Float], bias: [Float], activation: Activation)
+        /// Over each pixel's channels.
+        case layerNorm(gamma: [Float], beta: [Float], epsilon: Float)
+        /// Self-attention over the pixels; the input's channels are Q, K, V of `heads` heads each.
+        case attention(heads: Int, scale: Float)
+        /// Over each pixel's channels, written `1 x pixels x channels`.
+        case softmax
+        /// A `linear` whose only use is a `softmax`, in one step; `weights` `[in][out]`.
+        case linearSoftmax(transposed: [Float], bias: [Float])
+        /// The mean or the maximum of windows, no padding, the rest past the last window dropped.
+        case pool(kernel: (Int, Int), stride: (Int, Int), maximum: Bool)
     }
 
     let steps: [Step]
     let slotOfValue: [Int]
     let inputChannels: Int
+    /// Each value's height and width in the current run, worked out before it starts.
+    var sizes: [(height: Int, width: Int)]
     let outputValue: Int
     var slots: [FeatureMap]
     var scratch: [Float] = []
@@ -80,14 +94,16 @@ public struct Network: Sendable {
                 guard parts.count == 2, parts.allSatisfy({ (1...15).contains($0) }) else { throw fail("bad \(key)") }
                 return (parts[0], parts[1])
             }
+            func integers(_ key: String) -> [Int] { (named[key] ?? "").split(separator: ",").compactMap { Int($0) } }
             var inChannels = inputs.map { channels[$0] }
             let operation: Operation
             var outChannels = inChannels.first ?? 0
+
             switch words[2] {
             case "conv", "deconv":
                 guard inputs.count == 1 else { throw fail("one input") }
                 let weights = try tensor("weight"), bias = try tensor("bias")
-                let kernel = try pair("kernel"), stride = try pair("stride")
+                let kernel = try pair("kernel"), kernelStride = try pair("stride")
                 let activation = try Self.activation(named["act"] ?? "", fail: fail)
                 let pads = (named["pad"] ?? "").split(separator: ",").compactMap { Int($0) }
                 guard pads.count == 4, pads.allSatisfy({ (0...7).contains($0) }) else { throw fail("bad pad") }
@@ -105,10 +121,10 @@ public struct Network: Sendable {
                     else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) channels, \(groups) groups") }
                     outChannels = weights.shape[0]
                     operation = .convolution(weights: weights.values, bias: bias.values, outputs: outChannels, kernel: kernel,
-                                             stride: stride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
+                                             stride: kernelStride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
                                              activation: activation)
                 } else {
-                    guard kernel == (2, 2), stride == (2, 2), pads == [0, 0, 0, 0], groups == 1, weights.shape.count == 4,
+                    guard kernel == (2, 2), kernelStride == (2, 2), pads == [0, 0, 0, 0], groups == 1, weights.shape.count == 4,
                           weights.shape[0] == inChannels[0], weights.shape[2] == 2, weights.shape[3] == 2,
                           bias.shape == [weights.shape[1]]
                     else { throw fail("a transposed convolution other than 2x2, stride 2") }
@@ -125,10 +141,41 @@ public struct Network: Sendable {
                     }
                     operation = .transposed(weights: rearranged, bias: bias.values, outputs: outChannels, activation: activation)
                 }
-            case "maxpool":
-                guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1",
-                      named["auto_pad"] == "SAME_UPPER" else { throw fail("a max pool other than 2x2, stride 1, SAME_UPPER") }
+            case "maxpool" where named["auto_pad"] == "SAME_UPPER":
+                guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1"
+                else { throw fail("a max pool other than 2x2, stride 1, SAME_UPPER") }
                 operation = .maxPool
+            case "maxpool", "averagepool":
+                let kernel = integers("kernel_shape"), windowStrides = integers("strides")
+                guard inputs.count == 1, kernel.count == 2, windowStrides.count == 2, (kernel + windowStrides).allSatisfy({ (1...15).contains($0) }),
+                      integers("pads").allSatisfy({ $0 == 0 }), (named["ceil_mode"] ?? "0") == "0"
+                else { throw fail("a pool other than of whole windows without padding") }
+                operation = .pool(kernel: (kernel[0], kernel[1]), stride: (windowStrides[0], windowStrides[1]),
+                                  maximum: words[2] == "maxpool")
+            case "linear":
+                guard inputs.count == 1 else { throw fail("one input") }
+                let weights = try tensor("weight"), bias = try tensor("bias")
+                guard weights.shape.count == 2, weights.shape[1] == inChannels[0], bias.shape == [weights.shape[0]]
+                else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) features") }
+                outChannels = weights.shape[0]
+                operation = .linear(weights: weights.values, bias: bias.values,
+                                    activation: try Self.activation(named["act"] ?? "", fail: fail))
+            case "layernorm":
+                let gamma = try tensor("gamma"), beta = try tensor("beta")
+                guard inputs.count == 1, gamma.shape == [inChannels[0]], beta.shape == gamma.shape,
+                      let epsilon = Float(named["epsilon"] ?? ""), epsilon > 0
+                else { throw fail("a layer norm other than of the features, with gamma, beta and epsilon") }
+                operation = .layerNorm(gamma: gamma.values, beta: beta.values, epsilon: epsilon)
+            case "attention":
+                guard inputs.count == 1, let heads = Int(named["heads"] ?? ""), heads > 0, inChannels[0] % (3 * heads) == 0,
+                      let scale = Float(named["scale"] ?? ""), scale.isFinite
+                else { throw fail("an attention other than of Q, K, V of whole heads, with a scale") }
+                outChannels = inChannels[0] / 3
+                operation = .attention(heads: heads, scale: scale)
+            case "softmax":
+                guard inputs.count == 1 else { throw fail("one input") }
+                outChannels = 1
+                operation = .softmax
             case "concat":
                 guard inputs.count >= 2, named["axis"] == "1" else { throw fail("a concat other than of channels") }
                 outChannels = inChannels.reduce(0, +)
@@ -153,6 +200,7 @@ public struct Network: Sendable {
             channels.append(outChannels)
         }
         guard let output, !steps.isEmpty else { throw ModelError(path: path, reason: "the program has no output") }
+        steps = Self.fusingLinearSoftmax(steps)
         guard channels[0] > 0 else {
             throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
         }
@@ -181,9 +229,31 @@ public struct Network: Sendable {
         self.steps = steps
         self.slotOfValue = slotOfValue
         self.inputChannels = inputChannels
+        self.sizes = [(height: Int, width: Int)](repeating: (0, 0), count: channels.count)
         self.outputValue = output
         self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotCount)
         _ = tensors
+    }
+
+    /// Each `softmax` of a `linear` no other step reads becomes one `linearSoftmax` step
+    /// reading the linear's input (its output value is then never made).
+    static func fusingLinearSoftmax(_ steps: [Step]) -> [Step] {
+        var fused = steps
+        var readers = [Int: Int]()
+        for step in steps { for input in step.inputs { readers[input, default: 0] += 1 } }
+        var dropped = Set<Int>()
+        for (index, step) in steps.enumerated() {
+            guard case .softmax = step.operation, let producer = steps.firstIndex(where: { $0.output == step.inputs[0] }),
+                  readers[step.inputs[0]] == 1, case .linear(let weights, let bias, Activation.none) = steps[producer].operation
+            else { continue }
+            let inner = weights.count / bias.count
+            var transposed = [Float](repeating: 0, count: weights.count)
+            for o in 0..<bias.count { for c in 0..<inner { transposed[c * bias.count + o] = weights[o * inner + c] } }
+            fused[index] = Step(operation: .linearSoftmax(transposed: transposed, bias: bias), inputs: steps[producer].inputs,
+                                output: step.output, line: step.line)
+            dropped.insert(producer)
+        }
+        return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
     }
 
     static func activation(_ text: String, fail: (String) -> ModelError) throws(ModelError) -> Activation {
@@ -193,6 +263,7 @@ public struct Network: Sendable {
         case "sigmoid": return .sigmoid
         case "gelu": return .gelu
         case "swish": return .swish
+        case "hardswish": return .hardSwish
         default:
             let prefix = "hardsigmoid("
             guard text.hasPrefix(prefix), text.hasSuffix(")") else { throw fail("activation \(text)") }
@@ -205,15 +276,58 @@ public struct Network: Sendable {
     /// How many feature maps a run keeps (the program's values share them).
     public var slotCount: Int { slots.count }
 
-    /// Runs the network on `input` (channels as the first layer expects; height and width
-    /// multiples of 32) and returns its output. `isCancelled` is asked between operations; when
-    /// it says yes the run stops with `NetworkError.cancelled`.
+    /// Works out every value's size for an input of `height x width`, or says which line the
+    /// size does not fit: maps added or concatenated must agree (the detector's upsampled
+    /// paths: height and width multiples of 32), a pool needs a whole window, and attention
+    /// reads one row of tokens, as the graph's reshapes do (the recogniser: height 48).
+    mutating func plan(height: Int, width: Int) -> String? {
+        sizes[0] = (height, width)
+        for step in steps {
+            let (h, w) = sizes[step.inputs[0]]
+            var size = (height: h, width: w)
+            switch step.operation {
+            case .convolution(_, _, _, let kernel, let stride, let padding, _, _):
+                size = ((h + padding.top + padding.bottom - kernel.0) / stride.0 + 1,
+                        (w + padding.left + padding.right - kernel.1) / stride.1 + 1)
+                if h + padding.top + padding.bottom < kernel.0 || w + padding.left + padding.right < kernel.1 {
+                    return "line \(step.line): a \(h) x \(w) map is smaller than the kernel"
+                }
+            case .transposed: size = (2 * h, 2 * w)
+            case .maxPool, .linear, .layerNorm: break
+            case .concat:
+                for other in step.inputs.dropFirst() where sizes[other] != (h, w) {
+                    return "line \(step.line): maps of \(h) x \(w) and \(sizes[other].height) x \(sizes[other].width) do not meet"
+                }
+            case .add, .multiply:
+                // The second may be one value per channel.
+                let (oh, ow) = sizes[step.inputs[1]]
+                if (oh, ow) != (h, w) && oh * ow != 1 {
+                    return "line \(step.line): maps of \(h) x \(w) and \(oh) x \(ow) do not meet"
+                }
+            case .mean: size = (1, 1)
+            case .resize(let factor): size = (h * factor, w * factor)
+            case .attention:
+                if h != 1 { return "line \(step.line): attention reads one row of tokens, not \(h)" }
+            case .softmax, .linearSoftmax: size = (h * w, 0)
+            case .pool(let kernel, let stride, _):
+                guard h >= kernel.0 && w >= kernel.1 else { return "line \(step.line): a \(h) x \(w) map is smaller than the pool" }
+                size = ((h - kernel.0) / stride.0 + 1, (w - kernel.1) / stride.1 + 1)
+            }
+            sizes[step.output] = size
+        }
+        return nil
+    }
+
+    /// Runs the network on `input` (channels as the first layer expects; any size whose maps
+    /// fit together, `plan` says) and returns its output. `isCancelled` is asked between
+    /// operations; when it says yes the run stops with `NetworkError.cancelled`.
     public mutating func run(_ input: FeatureMap, isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
-        guard input.channels == inputChannels, input.height > 0, input.width > 0, input.height % 32 == 0,
-              input.width % 32 == 0
-        else {
+        guard input.channels == inputChannels, input.height > 0, input.width > 0 else {
             throw .badInput("\(path): a \(input.channels) x \(input.height) x \(input.width) input; "
-                + "the network takes \(inputChannels) channels, height and width multiples of 32")
+                + "the network takes \(inputChannels) channels")
+        }
+        if let reason = plan(height: input.height, width: input.width) {
+            throw .badInput("\(path): a \(input.height) x \(input.width) input does not fit, \(reason)")
         }
         slots[0].reshape(channels: input.channels, height: input.height, width: input.width)
         slots[0].storage.withUnsafeMutableBufferPointer { target in
@@ -259,6 +373,20 @@ public struct Network: Sendable {
             Layers.channelMean(first, into: &output)
         case .resize(let factor):
             Layers.enlarge(first, by: factor, into: &output)
+        case .linear(let weights, let bias, let activation):
+            // A 1x1 convolution: a matrix product over the tokens.
+            Layers.convolution(first, weights: weights, bias: bias, kernel: (1, 1), stride: (1, 1), padding: (0, 0, 0, 0),
+                               activation: activation, into: &output, scratch: &scratch)
+        case .layerNorm(let gamma, let beta, let epsilon):
+            Layers.layerNorm(first, gamma: gamma, beta: beta, epsilon: epsilon, into: &output)
+        case .attention(let heads, let scale):
+            Layers.attention(first, heads: heads, scale: scale, into: &output, scratch: &scratch)
+        case .softmax:
+            Layers.softmaxRows(first, into: &output)
+        case .linearSoftmax(let transposed, let bias):
+            Layers.linearSoftmaxRows(first, transposed: transposed, bias: bias, into: &output, scratch: &scratch)
+        case .pool(let kernel, let stride, let maximum):
+            Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
         }
     }
 }

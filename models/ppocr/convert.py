@@ -59,7 +59,12 @@ class Graph:
             else:
                 self.nodes.append(n)
         self.inputs = [i.name for i in g.input]
-        self.outputs = [self.name(o.name) for o in g.output]
+        self.index()
+        simplify(self)
+        self.index()
+
+    def index(self):
+        self.outputs = [self.name(o.name) for o in self.model.graph.output]
         self.producer = {}
         self.consumers = {}
         for n in self.nodes:
@@ -85,6 +90,153 @@ class Graph:
     @staticmethod
     def attrs(node):
         return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def simplify(graph):
+    """Rewrites, in place, what Gloss's layout makes vanish or one operation.
+
+    Gloss holds a sequence of T tokens of F features as an F x 1 x T map (a map's pixels are
+    its tokens), and an N x C matrix as C x 1 x 1; so the recogniser's Reshape/Transpose pairs
+    between maps and sequences, the classifier's flatten and the Shape/Slice/Concat arithmetic
+    that computes their shapes are no-ops, and disappear. A Reshape of constants becomes a
+    constant, and the attention's reshapes, slices, scale, Q.K^T, softmax and .V become one
+    `Attention` node. Each pattern is checked node by node; anything else stays as it is.
+    """
+    for node in list(graph.nodes):
+        ins = graph.ins(node)
+        if node.op_type == "Reshape" and all(i in graph.constants for i in ins):
+            data, shape = graph.constants[ins[0]], [int(d) for d in graph.constants[ins[1]]]
+            shape = [data.shape[k] if d == 0 else d for k, d in enumerate(shape)]
+            graph.constants[graph.name(node.output[0])] = data.reshape(shape)
+            graph.nodes.remove(node)
+    graph.index()
+    while fuse_attention(graph):
+        graph.index()
+    for node in list(graph.nodes):
+        if node not in graph.nodes:
+            continue
+        source = layout_no_op(graph, node)
+        if source is not None:
+            first, last = source
+            graph.alias[graph.name(last.output[0])] = graph.ins(first)[0]
+            graph.nodes.remove(first)
+            if last is not first:
+                graph.nodes.remove(last)
+            graph.index()
+    # The shape arithmetic left without a use.
+    while True:
+        dead = [n for n in graph.nodes
+                if all(graph.name(o) not in graph.consumers and graph.name(o) not in graph.outputs for o in n.output)]
+        if not dead:
+            break
+        for n in dead:
+            graph.nodes.remove(n)
+        graph.index()
+
+
+def perm(node):
+    return list(Graph.attrs(node).get("perm", []))
+
+
+def shape_source(graph, value):
+    """The node that computes a Reshape's target shape, or None when it is a constant."""
+    return graph.producer.get(graph.name(value))
+
+
+def layout_no_op(graph, node):
+    """(first, last) when the nodes first..last only move values Gloss already holds in
+    place: map -> sequence (Reshape to N x C x HW, Transpose 0,2,1), sequence -> map (Reshape
+    to N x 1 x T x C, Transpose 0,3,1,2), a map of one row to a sequence (Squeeze axis 2,
+    Transpose 0,2,1) and a C x 1 x 1 map to N x C (the classifier's flatten before its
+    MatMul)."""
+    ins = graph.ins(node)
+    if node.op_type == "Squeeze" and Graph.attrs(node).get("axes") == [2]:
+        after = graph.only_consumer(graph.name(node.output[0]))
+        if after is not None and after.op_type == "Transpose" and perm(after) == [0, 2, 1]:
+            return node, after
+        return None
+    if node.op_type != "Reshape" or ins[1] in graph.constants:
+        return None
+    target = shape_source(graph, ins[1])
+    after = graph.only_consumer(graph.name(node.output[0]))
+    if target is None or target.op_type != "Concat" or after is None:
+        return None
+    parts = graph.ins(target)
+    if after.op_type == "Transpose" and perm(after) == [0, 2, 1] and len(parts) == 2:
+        # Shape(x)[0:2] followed by -1: N x C x (H*W).
+        first = shape_source(graph, parts[0])
+        if graph.constants.get(parts[1]) is not None and list(graph.constants[parts[1]]) == [-1] \
+                and first is not None and first.op_type == "Slice":
+            starts, ends = (list(graph.constants[x]) for x in graph.ins(first)[1:3])
+            shape = shape_source(graph, graph.ins(first)[0])
+            if starts == [0] and ends == [2] and shape is not None and shape.op_type == "Shape" \
+                    and graph.ins(shape)[0] == ins[0]:
+                return node, after
+    if after.op_type == "Transpose" and perm(after) == [0, 3, 1, 2] and len(parts) == 4:
+        # N x 1 x T x C: one row of T pixels.
+        one = graph.constants.get(parts[1])
+        if one is not None and list(one) == [1]:
+            return node, after
+    if after.op_type == "MatMul" and len(parts) == 2:
+        pooled = graph.producer.get(ins[0])
+        if pooled is not None and pooled.op_type == "GlobalAveragePool":
+            return node, node
+    return None
+
+
+def fuse_attention(graph):
+    """Finds one multi-head self-attention spelled out in ONNX and replaces it by an
+    `Attention` node (heads, scale) reading the Q, K, V projection; True when it did."""
+    for reshape in graph.nodes:
+        ins = graph.ins(reshape)
+        shape = graph.constants.get(ins[1]) if reshape.op_type == "Reshape" else None
+        if shape is None or shape.size != 5 or list(shape[:3]) != [0, -1, 3]:
+            continue
+        heads, size = int(shape[3]), int(shape[4])
+
+        def only(value, op, order=None):
+            node = graph.only_consumer(graph.name(value))
+            assert node is not None and node.op_type == op, "attention: %s after %s" % (op, value)
+            if order is not None:
+                assert perm(node) == order, "attention: %s order %s" % (op, perm(node))
+            return node
+
+        spread = only(reshape.output[0], "Transpose", [2, 0, 3, 1, 4])
+        parts = {}
+        chain = [reshape, spread]
+        for piece in graph.consumers[graph.name(spread.output[0])]:
+            assert piece.op_type == "Slice"
+            starts, ends, axes = (list(graph.constants[x]) for x in graph.ins(piece)[1:4])
+            assert axes == [0] and ends[0] == starts[0] + 1
+            squeeze = only(piece.output[0], "Squeeze")
+            parts[int(starts[0])] = graph.name(squeeze.output[0])
+            chain += [piece, squeeze]
+        assert sorted(parts) == [0, 1, 2]
+        scaled = only(parts[0], "Mul")
+        scale = scalar(graph, graph.ins(scaled)[1])
+        assert scale is not None
+        query = scaled
+        shift = graph.only_consumer(graph.name(scaled.output[0]))
+        if shift is not None and shift.op_type == "Add" and scalar(graph, graph.ins(shift)[1]) == 0.0:
+            query = shift
+            chain.append(shift)
+        keys = only(parts[1], "Transpose", [0, 1, 3, 2])
+        scores = only(keys.output[0], "MatMul")
+        assert graph.ins(scores) == [graph.name(query.output[0]), graph.name(keys.output[0])]
+        weights = only(scores.output[0], "Softmax")
+        assert Graph.attrs(weights).get("axis") in (3, -1)
+        mixed = only(weights.output[0], "MatMul")
+        assert graph.ins(mixed) == [graph.name(weights.output[0]), parts[2]]
+        back = only(mixed.output[0], "Transpose", [0, 2, 1, 3])
+        merge = only(back.output[0], "Reshape")
+        assert list(graph.constants[graph.ins(merge)[1]]) == [0, -1, heads * size]
+        chain += [scaled, keys, scores, weights, mixed, back, merge]
+        fused = onnx.helper.make_node("Attention", [ins[0]], [merge.output[0]], heads=heads, scale=scale)
+        graph.nodes.insert(graph.nodes.index(reshape), fused)
+        for n in chain:
+            graph.nodes.remove(n)
+        return True
+    return False
 
 
 def scalar(graph, value):
@@ -136,8 +288,25 @@ def lower(model, prefix):
             if sig and mul and graph.name(sig[0].output[0]) in graph.ins(mul[0]) \
                     and len(graph.consumers.get(graph.name(sig[0].output[0]), [])) == 1:
                 return "swish", mul[0].output[0], [sig[0], mul[0]]
-            return gelu_at(value)
+            return hard_swish_at(value) or gelu_at(value)
         return None
+
+    def hard_swish_at(value):
+        """x -> Add 3 -> Clip 0, 6 -> Mul x -> Div 6: x * relu6(x + 3) / 6."""
+        users = graph.consumers.get(value, [])
+        add = [u for u in users if u.op_type == "Add"]
+        if len(add) != 1 or scalar(graph, graph.ins(add[0])[1]) != 3.0:
+            return None
+        clip = graph.only_consumer(graph.name(add[0].output[0]))
+        if clip is None or clip.op_type != "Clip" or [scalar(graph, i) for i in graph.ins(clip)[1:]] != [0.0, 6.0]:
+            return None
+        mul = graph.only_consumer(graph.name(clip.output[0]))
+        if mul is None or mul.op_type != "Mul" or sorted(graph.ins(mul)) != sorted([value, graph.name(clip.output[0])]):
+            return None
+        div = graph.only_consumer(graph.name(mul.output[0]))
+        if div is None or div.op_type != "Div" or scalar(graph, graph.ins(div)[1]) != 6.0:
+            return None
+        return "hardswish", div.output[0], [add[0], clip, mul, div]
 
     def gelu_at(value):
         """x -> Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (the exact GELU)."""
@@ -271,6 +440,14 @@ def lower(model, prefix):
             # Stored [out][in], as a 1x1 convolution's weights are.
             lines.append("%s = linear %s weight=%s bias=%s act=%s" % (
                 ref(out), ref(ins[0]), tensor(layer + ".weight", w.T), tensor(layer + ".bias", b), text))
+            continue
+        if op == "Attention":
+            lines.append("%s = attention %s heads=%d scale=%r" % (
+                ref(node.output[0]), ref(ins[0]), a["heads"], a["scale"]))
+            continue
+        if op == "Softmax":
+            # Over the last axis, the features: Gloss's channels.
+            lines.append("%s = softmax %s" % (ref(node.output[0]), ref(ins[0])))
             continue
         # Everything else, one line each, constants inline when small.
         args = []

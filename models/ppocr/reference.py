@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""A plain NumPy evaluator of a lowered detector program (convert.py), to check the lowering
-against ONNX Runtime. Slow and simple on purpose: it is the definition, not an engine.
+"""A plain NumPy evaluator of a lowered program (convert.py), to check the lowering against
+ONNX Runtime. Slow and simple on purpose: it is the definition, not an engine.
 
-Usage: reference.py ppocr-det.bin IMAGE.npy  (an N x 3 x H x W float32 array, H and W
-multiples of 32); prints the largest difference from onnxruntime on the same input.
+Usage: reference.py ppocr-X.bin IMAGE.npy MODEL.onnx  (a 1 x 3 x H x W float32 array: H and
+W multiples of 32 for the detector, 48 x W (W a multiple of 8) for the recogniser, 48 x 192
+for the classifier); prints the largest difference from onnxruntime on the same input.
+
+Gloss's layout: a sequence of T tokens of F features is an F x 1 x T map; `linear` and
+`layernorm` act on each pixel's channels; `softmax` too, and writes one row per pixel.
 """
 
 import math
@@ -86,6 +90,10 @@ def activate(x, act):
         return 1 / (1 + np.exp(-x))
     if act == "gelu":
         return 0.5 * x * (1 + erf(x / np.sqrt(2)))
+    if act == "swish":
+        return x / (1 + np.exp(-x))
+    if act == "hardswish":
+        return x * np.clip(x + 3, 0, 6) / 6
     if act.startswith("hardsigmoid("):
         alpha, beta = map(float, act[len("hardsigmoid("):-1].split(","))
         return np.clip(alpha * x + beta, 0, 1)
@@ -117,6 +125,39 @@ def run(program, tensors, image):
             values[out] = values[plain[0]].mean(axis=(2, 3), keepdims=True)
         elif op == "concat":
             values[out] = np.concatenate([values[p] for p in plain], axis=1)
+        elif op == "maxpool" and named["strides"] == "2,2":
+            x = values[plain[0]]
+            n, c, h, w = x.shape
+            values[out] = x[:, :, :h // 2 * 2, :w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        elif op == "averagepool":
+            x = values[plain[0]]
+            (kh, kw), (sh, sw) = (tuple(map(int, named[k].split(","))) for k in ("kernel_shape", "strides"))
+            assert (kh, kw) == (sh, sw)
+            n, c, h, w = x.shape
+            values[out] = x[:, :, :h // kh * kh, :w // kw * kw].reshape(n, c, h // kh, kh, w // kw, kw).mean(axis=(3, 5))
+        elif op == "linear":
+            w, b = tensors[named["weight"]], tensors[named["bias"]]
+            y = np.einsum("nchw,oc->nohw", values[plain[0]].astype(np.float64), w.astype(np.float64))
+            values[out] = activate((y + b.reshape(1, -1, 1, 1)).astype(np.float32), named["act"])
+        elif op == "layernorm":
+            x = values[plain[0]]
+            centred = x - x.mean(axis=1, keepdims=True)
+            normal = centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + float(named["epsilon"]))
+            values[out] = normal * tensors[named["gamma"]].reshape(1, -1, 1, 1) + tensors[named["beta"]].reshape(1, -1, 1, 1)
+        elif op == "attention":
+            x = values[plain[0]]
+            n, c, h, w = x.shape
+            heads = int(named["heads"])
+            q, k, v = x.reshape(n, 3, heads, c // 3 // heads, h * w)[0]
+            scores = np.einsum("hdi,hdj->hij", q * float(named["scale"]), k)
+            p = np.exp(scores - scores.max(axis=2, keepdims=True))
+            p /= p.sum(axis=2, keepdims=True)
+            values[out] = np.einsum("hij,hdj->hdi", p, v).reshape(1, c // 3, h, w)
+        elif op == "softmax":
+            x = values[plain[0]]
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            n, c, h, w = x.shape
+            values[out] = (e / e.sum(axis=1, keepdims=True)).reshape(n, c, h * w).transpose(0, 2, 1)[:, None]
         elif op == "maxpool":
             x = values[plain[0]]
             p = np.pad(x, ((0, 0), (0, 0), (0, 1), (0, 1)), constant_values=-np.inf)
@@ -136,6 +177,9 @@ def main():
     mine = run(program, tensors, image)
     session = onnxruntime.InferenceSession(sys.argv[3])
     theirs = session.run(None, {"x": image})[0]
+    if mine.shape != theirs.shape:
+        # Rows of probabilities (1 x 1 x T x classes) against ONNX's N x T x classes or N x classes.
+        mine = mine.reshape(theirs.shape)
     print("shape", mine.shape, "max |difference|", float(np.abs(mine - theirs).max()))
 
 

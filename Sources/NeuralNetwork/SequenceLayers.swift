@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The layers a transformer over a line of text adds to a program's convolutions, on Gloss's
+/// layout of a sequence: T tokens of F features are an `F x 1 x T` feature map (its pixels are
+/// the tokens), so a linear layer is a 1x1 convolution, and a layer norm, a softmax or an
+/// attention reads each token's features down a column of planes, vectorised along the tokens.
+extension Layers {
+    /// Each token's features normalised to mean 0 and variance 1 and then scaled by `gamma`
+    /// and shifted by `beta`: `(x - mean) / sqrt(variance + epsilon) * gamma + beta`, over the
+    /// channels of each pixel, in the order ONNX's spelled-out LayerNorm computes it.
+    public static func layerNorm(
+        _ input: FeatureMap, gamma: [Float], beta: [Float], epsilon: Float, into output: inout FeatureMap
+    ) {
+        let channels = input.channels, plane = input.planeSize
+        precondition(gamma.count == channels && beta.count == channels)
+        output.reshape(channels: channels, height: input.height, width: input.width)
+        let count = Float(channels)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                let x = source.baseAddress!, y = target.baseAddress!
+                var p = 0
+                while p + lanes <= plane {
+                    var sum = Vector()
+                    for c in 0..<channels { sum += load(x + c * plane + p) }
+                    let mean = sum / count
+                    var squares = Vector()
+                    for c in 0..<channels {
+                        let d = load(x + c * plane + p) - mean
+                        squares += d * d
+                    }
+                    let deviation = (squares / count + epsilon).squareRoot()
+                    for c in 0..<channels {
+                        store((load(x + c * plane + p) - mean) / deviation * gamma[c] + beta[c], y + c * plane + p)
+                    }
+                    p += lanes
+                }
+                while p < plane {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += x[c * plane + p] }
+                    let mean = sum / count
+                    var squares: Float = 0
+                    for c in 0..<channels {
+                        let d = x[c * plane + p] - mean
+                        squares += d * d
+                    }
+                    let deviation = (squares / count + epsilon).squareRoot()
+                    for c in 0..<channels { y[c * plane + p] = (x[c * plane + p] - mean) / deviation * gamma[c] + beta[c] }
+                    p += 1
+                }
+            }
+        }
+    }
+
+    /// Multi-head self-attention over the tokens (pixels) of `input`, whose `3 * heads * size`
+    /// channels are the queries, keys and values, each `heads` blocks of `size` (the order of a
+    /// fused QKV projection). Per head, `out = softmax(scale * Q . K^T) . V`; the output's
+    /// `heads * size` channels are the heads' results in order. Each head takes two matrix
+    /// products through the scratch: the scores transposed, `S^T[j][i] = K^T[j] . (scale Q)[i]`,
+    /// each column then normalised over `j`, and `out[d][i] = sum_j V[d][j] S^T[j][i]`, whose
+    /// weights are V's rows as they lie in the input.
+    public static func attention(
+        _ input: FeatureMap, heads: Int, scale: Float, into output: inout FeatureMap, scratch: inout [Float]
+    ) {
+        let tokens = input.planeSize, width = input.channels / 3, size = width / heads
+        precondition(heads > 0 && input.channels == 3 * heads * size && tokens > 0)
+        output.reshape(channels: width, height: input.height, width: input.width)
+        // keys^T [tokens][size], scaled queries [size][tokens], scores [tokens][tokens], then
+        // zeros (the products' bias), each column's maximum and sum.
+        let queries = tokens * size, scores = 2 * tokens * size, zeros = scores + tokens * tokens
+        let maxima = zeros + max(tokens, size), sums = maxima + tokens
+        reserve(&scratch, sums + tokens)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                scratch.withUnsafeMutableBufferPointer { buffer in
+                    let base = buffer.baseAddress!
+                    (base + zeros).update(repeating: 0, count: max(tokens, size))
+                    for head in 0..<heads {
+                        let q = source.baseAddress! + head * size * tokens
+                        let k = q + width * tokens, v = k + width * tokens
+                        for d in 0..<size {
+                            for t in 0..<tokens {
+                                base[t * size + d] = k[d * tokens + t]
+                                base[queries + d * tokens + t] = q[d * tokens + t] * scale
+                            }
+                        }
+                        Kernels.multiply(weights: base, columns: base + queries, columnStride: tokens, bias: base + zeros,
+                                         into: base + scores, outputStride: tokens, outputs: tokens, inner: size,
+                                         count: tokens, activation: .none)
+                        softmaxColumns(base + scores, rows: tokens, columns: tokens, maxima: base + maxima,
+                                       sums: base + sums)
+                        Kernels.multiply(weights: v, columns: base + scores, columnStride: tokens, bias: base + zeros,
+                                         into: target.baseAddress! + head * size * tokens, outputStride: tokens,
+                                         outputs: size, inner: tokens, count: tokens, activation: .none)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Normalises each column of a `rows x columns` matrix to a softmax over its rows, walking
+    /// the rows in memory order; `maxima` and `sums` hold a value per column.
+    static func softmaxColumns(
+        _ matrix: UnsafeMutablePointer<Float>, rows: Int, columns: Int, maxima: UnsafeMutablePointer<Float>,
+        sums: UnsafeMutablePointer<Float>
+    ) {
+        maxima.update(repeating: -.infinity, count: columns)
+        sums.update(repeating: 0, count: columns)
+        for j in 0..<rows {
+            let row = matrix + j * columns
+            for i in 0..<columns { maxima[i] = max(maxima[i], row[i]) }
+        }
+        for j in 0..<rows {
+            let row = matrix + j * columns
+            for i in 0..<columns {
+                let e = expf(row[i] - maxima[i])
+                row[i] = e
+                sums[i] += e
+            }
+        }
+        for j in 0..<rows {
+            let row = matrix + j * columns
+            for i in 0..<columns { row[i] /= sums[i] }
+        }
+    }
+
+    /// A softmax over each pixel's channels, written as one row per pixel: the output is
+    /// `1 x pixels x channels`, row `p` holding pixel `p`'s probabilities (for a recogniser, a
+    /// row per time step and a column per class).
+    public static func softmaxRows(_ input: FeatureMap, into output: inout FeatureMap) {
+        let channels = input.channels, plane = input.planeSize
+        output.reshape(channels: 1, height: plane, width: channels)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                let x = source.baseAddress!, y = target.baseAddress!
+                // Transposed in blocks of 16 channels, so each pass reads whole cache lines.
+                var c = 0
+                while c < channels {
+                    let block = min(16, channels - c)
+                    for p in 0..<plane {
+                        for k in 0..<block { y[p * channels + c + k] = x[(c + k) * plane + p] }
+                    }
+                    c += block
+                }
+                for p in 0..<plane { softmax(y + p * channels, count: channels) }
+            }
+        }
+    }
+
+    /// A linear layer and then `softmaxRows`, in one: `out[p][o] = softmax_o(bias[o] + sum_c
+    /// x[c][p] * w[c][o])`, with `transposed` the weights `[in][out]`. The product runs with the
+    /// outputs along the vector lanes (for a recogniser, 18,710 classes against a few dozen
+    /// time steps), so the large matrix is read once and every row is already in place.
+    public static func linearSoftmaxRows(
+        _ input: FeatureMap, transposed: [Float], bias: [Float], into output: inout FeatureMap, scratch: inout [Float]
+    ) {
+        let inner = input.channels, plane = input.planeSize, outputs = bias.count
+        precondition(transposed.count == inner * outputs)
+        output.reshape(channels: 1, height: plane, width: outputs)
+        reserve(&scratch, plane * inner + plane)
+        input.storage.withUnsafeBufferPointer { source in
+            transposed.withUnsafeBufferPointer { w in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    scratch.withUnsafeMutableBufferPointer { buffer in
+                        // The tokens as rows of features, then zeros for the product's per-row bias.
+                        let rows = buffer.baseAddress!, zeros = rows + plane * inner
+                        for c in 0..<inner {
+                            for p in 0..<plane { rows[p * inner + c] = source[c * plane + p] }
+                        }
+                        zeros.update(repeating: 0, count: plane)
+                        let y = target.baseAddress!
+                        Kernels.multiply(weights: rows, columns: w.baseAddress!, columnStride: outputs, bias: zeros,
+                                         into: y, outputStride: outputs, outputs: plane, inner: inner, count: outputs,
+                                         activation: .none)
+                        for p in 0..<plane {
+                            let row = y + p * outputs
+                            for o in 0..<outputs { row[o] += bias[o] }
+                            softmax(row, count: outputs)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `values[i] = exp(values[i] - max) / sum`, in place.
+    static func softmax(_ values: UnsafeMutablePointer<Float>, count: Int) {
+        var largest = -Float.infinity
+        for i in 0..<count { largest = max(largest, values[i]) }
+        var sum: Float = 0
+        for i in 0..<count {
+            let e = expf(values[i] - largest)
+            values[i] = e
+            sum += e
+        }
+        for i in 0..<count { values[i] /= sum }
+    }
+
+    /// The mean or the maximum of each `kernel` window, `stride` apart, without padding; rows
+    /// and columns past the last whole window are left out (ONNX's pools with `ceil_mode` 0).
+    public static func pool(
+        _ input: FeatureMap, kernel: (Int, Int), stride: (Int, Int), maximum: Bool, into output: inout FeatureMap
+    ) {
+        let height = (input.height - kernel.0) / stride.0 + 1, width = (input.width - kernel.1) / stride.1 + 1
+        precondition(input.height >= kernel.0 && input.width >= kernel.1)
+        output.reshape(channels: input.channels, height: height, width: width)
+        let area = Float(kernel.0 * kernel.1)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                for c in 0..<input.channels {
+                    let plane = source.baseAddress! + c * input.planeSize
+                    let out = target.baseAddress! + c * height * width
+                    for oy in 0..<height {
+                        for ox in 0..<width {
+                            var value: Float = maximum ? -.infinity : 0
+                            for ky in 0..<kernel.0 {
+                                let row = plane + (oy * stride.0 + ky) * input.width + ox * stride.1
+                                for kx in 0..<kernel.1 { value = maximum ? max(value, row[kx]) : value + row[kx] }
+                            }
+                            out[oy * width + ox] = maximum ? value : value / area
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
