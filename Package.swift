@@ -141,6 +141,10 @@ let package = Package(
             path: "bench/images/ImageBench", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "RecogniserBench", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"],
+            path: "bench/neural/RecogniserBench", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "IndexBench", dependencies: ["GlossIndex", "GlossContract", "GlossGeometry"],
             path: "bench/index/IndexBench", swiftSettings: swiftSettings
         ),

@@ -36,8 +36,9 @@ public struct Network: Sendable {
         case attention(heads: Int, scale: Float)
         /// Over each pixel's channels, written `1 x pixels x channels`.
         case softmax
-        /// A `linear` whose only use is a `softmax`, in one step; `weights` `[in][out]`.
-        case linearSoftmax(transposed: [Float], bias: [Float])
+        /// A `linear` whose only use is a `softmax`, in one step; `panels` as
+        /// `Layers.linearSoftmaxRows` reads them.
+        case linearSoftmax(panels: [Float], bias: [Float])
         /// The mean or the maximum of windows, no padding, the rest past the last window dropped.
         case pool(kernel: (Int, Int), stride: (Int, Int), maximum: Bool)
     }
@@ -246,10 +247,8 @@ public struct Network: Sendable {
             guard case .softmax = step.operation, let producer = steps.firstIndex(where: { $0.output == step.inputs[0] }),
                   readers[step.inputs[0]] == 1, case .linear(let weights, let bias, Activation.none) = steps[producer].operation
             else { continue }
-            let inner = weights.count / bias.count
-            var transposed = [Float](repeating: 0, count: weights.count)
-            for o in 0..<bias.count { for c in 0..<inner { transposed[c * bias.count + o] = weights[o * inner + c] } }
-            fused[index] = Step(operation: .linearSoftmax(transposed: transposed, bias: bias), inputs: steps[producer].inputs,
+            let panels = Layers.panels(weights, outputs: bias.count)
+            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias), inputs: steps[producer].inputs,
                                 output: step.output, line: step.line)
             dropped.insert(producer)
         }
@@ -383,8 +382,8 @@ public struct Network: Sendable {
             Layers.attention(first, heads: heads, scale: scale, into: &output, scratch: &scratch)
         case .softmax:
             Layers.softmaxRows(first, into: &output)
-        case .linearSoftmax(let transposed, let bias):
-            Layers.linearSoftmaxRows(first, transposed: transposed, bias: bias, into: &output, scratch: &scratch)
+        case .linearSoftmax(let panels, let bias):
+            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, into: &output, scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
         }

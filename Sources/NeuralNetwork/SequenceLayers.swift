@@ -149,18 +149,20 @@ extension Layers {
     }
 
     /// A linear layer and then `softmaxRows`, in one: `out[p][o] = softmax_o(bias[o] + sum_c
-    /// x[c][p] * w[c][o])`, with `transposed` the weights `[in][out]`. The product runs with the
-    /// outputs along the vector lanes (for a recogniser, 18,710 classes against a few dozen
-    /// time steps), so the large matrix is read once and every row is already in place.
+    /// x[c][p] * w[o][c])`. The product runs with the outputs along the vector lanes (for a
+    /// recogniser, 18,710 classes against a few dozen time steps): `panels` holds the weights
+    /// a vector of outputs at a time, `[o / lanes][c][o % lanes]` (zero past the last output),
+    /// so the large matrix is read once, in order, and every row is already in place.
     public static func linearSoftmaxRows(
-        _ input: FeatureMap, transposed: [Float], bias: [Float], into output: inout FeatureMap, scratch: inout [Float]
+        _ input: FeatureMap, panels: [Float], bias: [Float], into output: inout FeatureMap, scratch: inout [Float]
     ) {
         let inner = input.channels, plane = input.planeSize, outputs = bias.count
-        precondition(transposed.count == inner * outputs)
+        let panelCount = (outputs + lanes - 1) / lanes
+        precondition(panels.count == panelCount * inner * lanes)
         output.reshape(channels: 1, height: plane, width: outputs)
         reserve(&scratch, plane * inner + plane)
         input.storage.withUnsafeBufferPointer { source in
-            transposed.withUnsafeBufferPointer { w in
+            panels.withUnsafeBufferPointer { w in
                 output.storage.withUnsafeMutableBufferPointer { target in
                     scratch.withUnsafeMutableBufferPointer { buffer in
                         // The tokens as rows of features, then zeros for the product's per-row bias.
@@ -170,9 +172,11 @@ extension Layers {
                         }
                         zeros.update(repeating: 0, count: plane)
                         let y = target.baseAddress!
-                        Kernels.multiply(weights: rows, columns: w.baseAddress!, columnStride: outputs, bias: zeros,
-                                         into: y, outputStride: outputs, outputs: plane, inner: inner, count: outputs,
-                                         activation: .none)
+                        for panel in 0..<panelCount {
+                            Kernels.multiply(weights: rows, columns: w.baseAddress! + panel * inner * lanes, columnStride: lanes,
+                                             bias: zeros, into: y + panel * lanes, outputStride: outputs, outputs: plane,
+                                             inner: inner, count: min(lanes, outputs - panel * lanes), activation: .none)
+                        }
                         for p in 0..<plane {
                             let row = y + p * outputs
                             for o in 0..<outputs { row[o] += bias[o] }
@@ -182,6 +186,16 @@ extension Layers {
                 }
             }
         }
+    }
+
+    /// `weights` `[out][in]` rearranged into the panels `linearSoftmaxRows` reads.
+    public static func panels(_ weights: [Float], outputs: Int) -> [Float] {
+        let inner = weights.count / outputs, panelCount = (outputs + lanes - 1) / lanes
+        var panels = [Float](repeating: 0, count: panelCount * inner * lanes)
+        for o in 0..<outputs {
+            for c in 0..<inner { panels[((o / lanes) * inner + c) * lanes + o % lanes] = weights[o * inner + c] }
+        }
+        return panels
     }
 
     /// `values[i] = exp(values[i] - max) / sum`, in place.
