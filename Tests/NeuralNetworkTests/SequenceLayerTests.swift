@@ -1,5 +1,5 @@
 import Foundation
-import GlossNeuralNetwork
+@testable import GlossNeuralNetwork
 import Testing
 
 /// The recogniser's sequence layers (a sequence of T tokens of F features is an `F x 1 x T`
@@ -33,6 +33,24 @@ struct SequenceLayerTests {
         #expect(output.channels == 1 && output.height == 3 && output.width == 2)
         let expected: [Float] = [0.25, 0.75, 0.5, 0.5, 0, 1]
         #expect(zip(output.values, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(Array(output.values))")
+    }
+
+    @Test func vectorExponentialAgreesWithExpf() {
+        // Every 1/256 from -90 to 88: each lane within 6e-7 of expf relative (5 steps of the
+        // float); below -87, e^-87.
+        var x: Float = -90
+        while x + 1.0 / 16 <= 88 {
+            let lanes = Layers.Vector((0..<16).map { x + Float($0) / 256 })
+            let e = Layers.exponential(lanes)
+            for lane in 0..<16 {
+                let expected = expf(max(lanes[lane], -87))
+                #expect(abs(e[lane] - expected) <= 6e-7 * expected, "exp(\(lanes[lane])) = \(e[lane]), not \(expected)")
+            }
+            x += 1.0 / 16
+        }
+        // e^0 = 1 and e^1 = 2.7182817 to the float.
+        #expect(Layers.exponential(Layers.Vector(repeating: 0))[0] == 1)
+        #expect(abs(Layers.exponential(Layers.Vector(repeating: 1))[0] - 2.718_281_8) < 3e-7)
     }
 
     @Test func attentionOfTwoHeadsOverTwoTokens() {
