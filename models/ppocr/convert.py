@@ -12,8 +12,10 @@ Without --wheel or --models it runs `pip download rapidocr==3.10.0 --no-deps` in
 The graph is lowered to a short program of the layers Gloss evaluates: Identity nodes vanish,
 a Conv's bias Add is taken into the convolution, a BatchNormalization after a Conv is folded
 into its weights, and activations (Relu, HardSigmoid, Sigmoid, the Erf form of GELU, x*sigmoid
-(x)) that are a convolution's only consumer become an attribute of it. What is left is
-written as one line per operation.
+(x), the Add/Clip/Mul/Div form of hard-swish) that are a convolution's only consumer become an
+attribute of it. `simplify` first folds the shape operations Gloss's layout makes no-ops (a
+sequence of T tokens of F features is an F x 1 x T map) and fuses each spelled-out attention
+into one `attention` line. What is left is written as one line per operation.
 """
 
 import argparse
