@@ -99,7 +99,6 @@ public struct Network: Sendable {
             var inChannels = inputs.map { channels[$0] }
             let operation: Operation
             var outChannels = inChannels.first ?? 0
-
             switch words[2] {
             case "conv", "deconv":
                 guard inputs.count == 1 else { throw fail("one input") }
@@ -148,7 +147,8 @@ public struct Network: Sendable {
                 operation = .maxPool
             case "maxpool", "averagepool":
                 let kernel = integers("kernel_shape"), windowStrides = integers("strides")
-                guard inputs.count == 1, kernel.count == 2, windowStrides.count == 2, (kernel + windowStrides).allSatisfy({ (1...15).contains($0) }),
+                guard inputs.count == 1, kernel.count == 2, windowStrides.count == 2,
+                      (kernel + windowStrides).allSatisfy({ (1...15).contains($0) }),
                       integers("pads").allSatisfy({ $0 == 0 }), (named["ceil_mode"] ?? "0") == "0"
                 else { throw fail("a pool other than of whole windows without padding") }
                 operation = .pool(kernel: (kernel[0], kernel[1]), stride: (windowStrides[0], windowStrides[1]),
@@ -201,7 +201,7 @@ public struct Network: Sendable {
             channels.append(outChannels)
         }
         guard let output, !steps.isEmpty else { throw ModelError(path: path, reason: "the program has no output") }
-        steps = Self.fusingLinearSoftmax(steps)
+        steps = Self.fusingLinearSoftmax(steps, output: output)
         guard channels[0] > 0 else {
             throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
         }
@@ -236,16 +236,17 @@ public struct Network: Sendable {
         _ = tensors
     }
 
-    /// Each `softmax` of a `linear` no other step reads becomes one `linearSoftmax` step
-    /// reading the linear's input (its output value is then never made).
-    static func fusingLinearSoftmax(_ steps: [Step]) -> [Step] {
+    /// Each `softmax` of a `linear` no other step reads (and that is not the `output`) becomes
+    /// one `linearSoftmax` step reading the linear's input (its output value is then never made).
+    static func fusingLinearSoftmax(_ steps: [Step], output: Int) -> [Step] {
         var fused = steps
         var readers = [Int: Int]()
         for step in steps { for input in step.inputs { readers[input, default: 0] += 1 } }
         var dropped = Set<Int>()
         for (index, step) in steps.enumerated() {
             guard case .softmax = step.operation, let producer = steps.firstIndex(where: { $0.output == step.inputs[0] }),
-                  readers[step.inputs[0]] == 1, case .linear(let weights, let bias, Activation.none) = steps[producer].operation
+                  readers[step.inputs[0]] == 1, step.inputs[0] != output,
+                  case .linear(let weights, let bias, Activation.none) = steps[producer].operation
             else { continue }
             let panels = Layers.panels(weights, outputs: bias.count)
             fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias), inputs: steps[producer].inputs,
@@ -309,7 +310,9 @@ public struct Network: Sendable {
                 if h != 1 { return "line \(step.line): attention reads one row of tokens, not \(h)" }
             case .softmax, .linearSoftmax: size = (h * w, 0)
             case .pool(let kernel, let stride, _):
-                guard h >= kernel.0 && w >= kernel.1 else { return "line \(step.line): a \(h) x \(w) map is smaller than the pool" }
+                guard h >= kernel.0 && w >= kernel.1 else {
+                    return "line \(step.line): a \(h) x \(w) map is smaller than the pool"
+                }
                 size = ((h - kernel.0) / stride.0 + 1, (w - kernel.1) / stride.1 + 1)
             }
             sizes[step.output] = size
