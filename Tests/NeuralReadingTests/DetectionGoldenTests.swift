@@ -46,15 +46,21 @@ struct DetectionGoldenTests {
         try JSONDecoder().decode(Detection.self, from: Data(contentsOf: golden.appendingPathComponent("detection.json")))
     }
 
-    /// The byte map of `NAME.map` as probabilities (byte / 255).
-    static func map(_ name: String, size: PixelSize) throws -> FeatureMap {
-        let compressed = [UInt8](try Data(contentsOf: golden.appendingPathComponent("\(name).map")))
-        var bytes = [UInt8](repeating: 0, count: 8 + size.pixelCount)
-        var length = uLongf(bytes.count)
+    /// The `count` bytes of the zlib-compressed golden file `name`.
+    static func inflate(_ name: String, count: Int) throws -> [UInt8] {
+        let compressed = [UInt8](try Data(contentsOf: golden.appendingPathComponent(name)))
+        var bytes = [UInt8](repeating: 0, count: count)
+        var length = uLongf(count)
         let status = bytes.withUnsafeMutableBufferPointer { out in
             compressed.withUnsafeBufferPointer { uncompress(out.baseAddress, &length, $0.baseAddress, uLong($0.count)) }
         }
-        try #require(status == Z_OK && Int(length) == bytes.count, "\(name).map: zlib status \(status), \(length) bytes")
+        try #require(status == Z_OK && Int(length) == count, "\(name): zlib status \(status), \(length) bytes")
+        return bytes
+    }
+
+    /// The byte map of `NAME.map` as probabilities (byte / 255).
+    static func map(_ name: String, size: PixelSize) throws -> FeatureMap {
+        let bytes = try inflate("\(name).map", count: 8 + size.pixelCount)
         func word(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         try #require(word(0) == size.height && word(4) == size.width)
         return FeatureMap(channels: 1, height: size.height, width: size.width, values: bytes[8...].map { Float($0) / 255 })
@@ -118,5 +124,21 @@ struct DetectionGoldenTests {
             }
         }
         #expect(differences == 0, "\(name): \(differences) of \(crop.width * crop.height * 3) samples differ from cv2.resize")
+    }
+
+    /// LineCrop of `sans.png`'s first line against `get_rotate_crop_image` (bicubic, OpenCV's
+    /// fixed-point weights): the same size, the grey values within a few levels.
+    @Test func aLineIsCutAsRapidOCRCutsIt() throws {
+        let page = try #require(try Self.detection().pages["sans"])
+        let raster = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage(0).raster
+        let corners = page.boxes[0].map { PixelPoint(x: $0[0], y: $0[1]) }
+        let crop = try #require(LineCrop(page: raster, corners: corners))
+        let size = crop.image.size
+        let golden = try Self.inflate("sans-line.crop", count: 8 + size.pixelCount)
+        func word(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(golden[at + $1]) << (8 * $1) } }
+        #expect(word(0) == size.width && word(4) == size.height, "\(size) against \(word(0))x\(word(4))")
+        let differences = zip(crop.image.pixels, golden[8...]).map { abs(Int($0) - Int($1)) }
+        let mean = Double(differences.reduce(0, +)) / Double(differences.count)
+        #expect(mean < 0.5 && (differences.max() ?? 0) <= 8, "mean difference \(mean), largest \(differences.max() ?? 0)")
     }
 }

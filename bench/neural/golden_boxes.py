@@ -12,7 +12,9 @@ sorted_boxes and map_boxes_to_original. Writes, under Tests/NeuralReadingTests/G
 - detection.json: per page its size, RapidOCR's plan (bounded size, padding, detector input,
   ratios), its boxes (corners clockwise from the top left, in the page's pixels) and scores,
   and a crop of the detector input's bytes (after cv2.resize, B, G, R) to check the resize;
-- plans.json: RapidOCR's plan for page sizes of every kind (no image needed).
+- plans.json: RapidOCR's plan for page sizes of every kind (no image needed);
+- sans-line.crop: get_rotate_crop_image of sans.png's first box (zlib: u32 width, u32 height,
+  then the grey bytes), for LineCrop.
 
 Run from the repository root:
     .build/venv/bin/python bench/neural/golden_boxes.py
@@ -26,7 +28,7 @@ import cv2
 import numpy as np
 import rapidocr
 from rapidocr import RapidOCR
-from rapidocr.utils.process_img import apply_vertical_padding, map_boxes_to_original, resize_image_within_bounds
+from rapidocr.utils.process_img import apply_vertical_padding, get_rotate_crop_image, map_boxes_to_original, resize_image_within_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "Tests/NeuralReadingTests/Golden"
@@ -124,6 +126,10 @@ def main():
         print(f"{name}: page {plan['page']} input {plan['input']}, {len(boxes)} boxes, map {size} bytes")
     (OUT / "detection.json").write_text(json.dumps({"rapidocr": rapidocr.__version__ if hasattr(rapidocr, "__version__") else "3.10.0",
                                                     "pages": pages}, indent=1) + "\n")
+    sans = ocr.load_img(str(ROOT / "fixtures/text/sans.png"))
+    crop = get_rotate_crop_image(sans, np.array(pages["sans"]["boxes"][0], dtype=np.float32))
+    header = np.array([crop.shape[1], crop.shape[0]], dtype="<u4").tobytes()
+    (OUT / "sans-line.crop").write_bytes(zlib.compress(header + crop[:, :, 0].tobytes(), 9))
     (OUT / "plans.json").write_text(json.dumps(plans(ocr), indent=1) + "\n")
 
 
