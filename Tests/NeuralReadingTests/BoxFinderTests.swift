@@ -86,9 +86,10 @@ struct BoxFinderTests {
     @Test func theLetterRuleScalesToTheTargetXHeight() throws {
         let policy = DetectionPolicy.rapidOCR
         let a4 = PixelSize(width: 2480, height: 3508)
-        // Letters 40 px tall on the page, 12 at the input: scale 0.3, sides rounded to 32.
+        // Letters 40 px tall on the page, 16 at the input: scale 0.4, sides rounded to 32.
         let plan = try #require(policy.plan(for: a4, xHeight: 40))
-        #expect(plan.input == PixelSize(width: 736, height: 1056) && plan.bounded == a4 && plan.padding == 0)
+        #expect(plan.input == PixelSize(width: 992, height: 1408) && plan.bounded == a4 && plan.padding == 0)
+        #expect(abs(plan.scaleX - 2480.0 / 992) < 1e-12)
         // Tiny letters would blow the page up: the longer side stops near 2000.
         let small = try #require(policy.inputSize(for: a4, xHeight: 3))
         #expect(max(small.width, small.height) <= policy.largestInputSide + 16)
