@@ -73,8 +73,8 @@ public struct DetectionPolicy: Sendable, Equatable {
     /// The x-height, in the detector's input pixels, that the page is scaled to. Measured by
     /// `bench/neural/detector_size.py` (RapidOCR's networks, the text fixtures and the
     /// non-Scribe OCR-quality pages, split in halves; `Sources/NeuralReading/README.md`): mean
-    /// F1 at x-heights 6, 8, 12, 16 was 0.903, 0.896, 0.923, 0.936 on the half tuned on and
-    /// 0.972, 0.945, 0.974, 0.982 on the half only measured, against 0.908 and 0.969 at
+    /// F1 at x-heights 6, 8, 12, 16 was 0.904, 0.907, 0.932, 0.941 on the half tuned on and
+    /// 0.939, 0.937, 0.949, 0.965 on the half only measured, against 0.918 and 0.963 at
     /// RapidOCR's own size. Words are lost below 12; 16 was best on both halves.
     public var targetXHeight: Double = 16
     /// The page is never scaled by less or more than this, whatever its letters measure: a
