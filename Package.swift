@@ -87,6 +87,10 @@ let package = Package(
             path: "Sources/TextRecognition", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
+            name: "GlossNeuralReading", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork"],
+            path: "Sources/NeuralReading", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GlossPreparation", dependencies: ["GlossGeometry", "GlossImaging"],
             path: "Sources/Preparation", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
@@ -168,6 +172,11 @@ let package = Package(
         .testTarget(
             name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"], exclude: ["Golden"],
             swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GlossNeuralReadingTests",
+            dependencies: ["GlossNeuralReading", "GlossImaging", "GlossNeuralNetwork", "GlossGeometry", "GlossTestSupport", "CZlib"],
+            path: "Tests/NeuralReadingTests", exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings
