@@ -79,12 +79,16 @@ let package = Package(
         // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
         .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),
         .target(
-            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
+            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork", "GlossNeuralReading", "CPPOCRModels"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
             resources: [.embedInCode("yunet/yunet.bin")], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "CTesseract"],
             path: "Sources/TextRecognition", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossNeuralReading", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork"],
+            path: "Sources/NeuralReading", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossPreparation", dependencies: ["GlossGeometry", "GlossImaging"],
@@ -114,12 +118,12 @@ let package = Package(
             name: "GlossPipeline",
             dependencies: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
-                "GlossModels", "GlossReports", "GlossIndex",
+                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex"],
+            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading"],
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
@@ -163,6 +167,12 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"], exclude: ["Golden"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NeuralReadingTests",
+            dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossModels", "GlossContract", "GlossGeometry", "GlossImaging",
+                           "GlossTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
