@@ -1,5 +1,6 @@
 import GlossContract
 import GlossGeometry
+import GlossImaging
 @testable import GlossNeuralReading
 import Testing
 
@@ -89,5 +90,39 @@ import Testing
         let box = text.blocks[0].box
         #expect(abs(box.minX - 0.1) < 1e-12 && abs(box.maxX - 0.8) < 1e-12 && abs(box.minY - 0.6) < 1e-12 && abs(box.maxY - 0.85) < 1e-12)
         #expect(WordBoxes.text([]) == RecognizedText())
+    }
+}
+
+/// Words drawn in to their ink, on a crop painted by hand.
+@Suite struct InkBoundsTests {
+    /// A white 400 x 48 crop with dark blocks where "ab" (x 14...41, y 10...37) and "c" (x 62...73,
+    /// y 16...37) are drawn.
+    static var crop: Raster {
+        var pixels = [UInt8](repeating: 250, count: 400 * 48)
+        for y in 10..<38 { for x in 14..<42 { pixels[y * 400 + x] = 20 } }
+        for y in 16..<38 { for x in 62..<74 { pixels[y * 400 + x] = 30 } }
+        return Raster(width: 400, height: 48, layout: .gray, pixels: pixels)
+    }
+
+    @Test func otsuSplitsInkFromPaper() {
+        let ink = InkBounds(Self.crop)
+        #expect((30..<250).contains(ink.threshold), "\(ink.threshold)")
+        let bounds = ink.bounds(from: 0, to: 0.125)
+        #expect(bounds.map { [$0.0 * 400, $0.1 * 400, $0.2 * 48, $0.3 * 48].map { $0.rounded() } } == [14, 42, 10, 38])
+        #expect(ink.bounds(from: 0.5, to: 1) == nil, "no ink there")
+        #expect(InkBounds(Raster(width: 10, height: 10, layout: .gray, filledWith: 255)).bounds(from: 0, to: 1) == nil)
+    }
+
+    @Test func aWordsBoxIsItsInkWithinItsExtent() throws {
+        // The steps give "ab" 12...44 and "c" 60...76 (see WordBoxesTests); the ink is 14...42 and 62...74.
+        let page = PixelSize(width: 1000, height: 800)
+        let quad = levelQuad(left: 100, top: 200, width: 400, height: 48)
+        let decoded = FakeRows.decoder.decode(FakeRows.rows(FakeRows.spelled(" ab c")), steps: 10)
+        let line = try #require(WordBoxes.line(decoded, placement: LinePlacement(corners: quad.corners, resizedWidth: 400), page: page,
+                                               crop: Self.crop))
+        #expect(line.words.map { PixelRect($0.box, in: page) } == [PixelRect(x: 114, y: 210, width: 28, height: 28),
+                                                                  PixelRect(x: 162, y: 216, width: 12, height: 22)])
+        // The line keeps its quadrilateral.
+        #expect(PixelRect(line.box, in: page) == PixelRect(x: 100, y: 200, width: 400, height: 48))
     }
 }

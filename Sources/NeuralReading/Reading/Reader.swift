@@ -85,7 +85,7 @@ public final class NeuralReader {
                 // RapidOCR's filters: a line of no text, or scored under `text_score`.
                 guard !decoded.text.allSatisfy(\.isWhitespace), decoded.confidence >= policy.minimumLineConfidence else { continue }
                 let placement = LinePlacement(corners: crop.corners, resizedWidth: resized)
-                lines[index] = WordBoxes.line(decoded, placement: placement, page: raster.size)
+                lines[index] = WordBoxes.line(decoded, placement: placement, page: raster.size, crop: crop.raster)
             }
         }
         return WordBoxes.text(lines.compactMap { $0 })
