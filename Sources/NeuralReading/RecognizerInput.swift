@@ -17,7 +17,8 @@ public enum RecognizerInput {
     public static let classifierWidth = 192
     /// The recogniser's stride: the padded width is rounded up to a multiple of it, so every
     /// time step sees 8 whole columns (RapidOCR's widths are not always multiples of 8; the
-    /// zeros added are a column or few of padding more).
+    /// zeros added are a column or few of padding more). With onnxruntime, all 28 lines of the
+    /// text fixtures read the same padded so as RapidOCR pads them.
     static let timeStride = 8
 
     /// Lines read together: their indices, widest last, and the chunk's padded width.
