@@ -57,11 +57,14 @@ public protocol LineCropping {
 /// region's bounding box widened by DB's unclip distance (area x 1.6 / perimeter). Level
 /// lines only, no rotated rectangles: the real finder replaces it.
 public struct PlaceholderLineFinding: LineFinding {
-    public init() {}
+    /// The detector's input size: the page's shorter side is enlarged to at least this.
+    public var shortSide: Int
+
+    public init(shortSide: Int = 736) { self.shortSide = shortSide }
 
     public mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [LineQuad] {
         guard page.width > 0, page.height > 0 else { return [] }
-        let ratio = max(1, 736 / Double(min(page.width, page.height)))
+        let ratio = max(1, Double(shortSide) / Double(min(page.width, page.height)))
         let width = max(32, Int((Double(page.width) * ratio / 32).rounded()) * 32)
         let height = max(32, Int((Double(page.height) * ratio / 32).rounded()) * 32)
         var input = FeatureMap(channels: 3, height: height, width: width)
