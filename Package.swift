@@ -79,7 +79,7 @@ let package = Package(
         // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
         .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),
         .target(
-            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
+            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork", "GlossNeuralReading", "CPPOCRModels"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
             resources: [.embedInCode("yunet/yunet.bin")], swiftSettings: swiftSettings
         ),
         .target(
@@ -118,12 +118,12 @@ let package = Package(
             name: "GlossPipeline",
             dependencies: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
-                "GlossModels", "GlossReports", "GlossIndex",
+                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex"],
+            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading"],
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
@@ -174,9 +174,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "GlossNeuralReadingTests",
-            dependencies: ["GlossNeuralReading", "GlossImaging", "GlossNeuralNetwork", "GlossGeometry", "GlossTestSupport", "CZlib"],
-            path: "Tests/NeuralReadingTests", exclude: ["Golden"], swiftSettings: swiftSettings
+            name: "NeuralReadingTests",
+            dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossModels", "GlossContract", "GlossGeometry", "GlossImaging",
+                           "GlossTestSupport", "CZlib"],
+            exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings

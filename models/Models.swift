@@ -1,5 +1,7 @@
+import CPPOCRModels
 import GlossFaceDetection
 import GlossNeuralNetwork
+import GlossNeuralReading
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +13,20 @@ import Glibc
 public enum Models {
     /// YuNet (libfacedetection), in Gloss's `GLOSSNN1` format: `yunet/README.md`.
     public static var yunet: [UInt8] { PackageResources.yunet_bin }
+
+    /// PP-OCRv6's detector, recogniser and line classifier in `GLOSSNN1` version 2, and the
+    /// recogniser's dictionary (`ppocr/README.md`): bytes assembled into the binary, read in
+    /// place, valid as long as the process.
+    public static var ppocrDetector: UnsafeRawBufferPointer { embedded(gloss_ppocr_detector) }
+    public static var ppocrRecogniser: UnsafeRawBufferPointer { embedded(gloss_ppocr_recogniser) }
+    public static var ppocrClassifier: UnsafeRawBufferPointer { embedded(gloss_ppocr_classifier) }
+    public static var ppocrCharacters: UnsafeRawBufferPointer { embedded(gloss_ppocr_characters) }
+
+    private static func embedded(_ accessor: (UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt8>?) -> UnsafeRawBufferPointer {
+        var count = 0
+        let start = accessor(&count)
+        return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
+    }
 
     /// Whether this processor runs the neural network module, compiled for AVX2 and FMA on x86.
     public static let supportsNeuralNetwork: Bool = {
@@ -50,5 +66,82 @@ extension YuNetDetector {
             model = try ModelFile(bytes: Models.yunet, path: name)
         }
         return try YuNetDetector(model: model, path: name, options: options)
+    }
+}
+
+/// The three PP-OCRv6 networks and the dictionary, built and checked against each other.
+public struct PPOCRNetworks: Sendable {
+    public var detector: Network
+    public var recogniser: Network
+    public var classifier: Network
+    public var characters: [String]
+
+    /// The built-in models.
+    public static func bundled() throws(NeuralModelError) -> PPOCRNetworks {
+        try PPOCRNetworks(detector: Models.ppocrDetector, recogniser: Models.ppocrRecogniser, classifier: Models.ppocrClassifier,
+                          characters: Models.ppocrCharacters)
+    }
+
+    /// Builds each network from its model's bytes, checking on the way what a damaged or
+    /// mismatched file gets wrong: the magic, sizes and shapes (`ModelFile`, `Network`), each
+    /// network taking three channels, the detector giving one map, the classifier two
+    /// classes, and the recogniser as many classes as the dictionary has characters plus the
+    /// blank and the space.
+    public init(detector: UnsafeRawBufferPointer, recogniser: UnsafeRawBufferPointer, classifier: UnsafeRawBufferPointer,
+                characters: UnsafeRawBufferPointer) throws(NeuralModelError) {
+        guard Models.supportsNeuralNetwork else {
+            throw NeuralModelError(model: nil, reason: "this processor lacks AVX2 and FMA, which Gloss's network code is built for; use --engine tesseract")
+        }
+        guard let text = String(validating: characters, as: UTF8.self), text.hasSuffix("\n") else {
+            throw NeuralModelError(model: .characters, reason: "not UTF-8 text of one character a line")
+        }
+        let list = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard !list.isEmpty, list.allSatisfy({ !$0.isEmpty }) else {
+            throw NeuralModelError(model: .characters, reason: "an empty line")
+        }
+        self.characters = list
+        self.detector = try Self.network(detector, model: .detector, outputs: 1)
+        self.recogniser = try Self.network(recogniser, model: .recogniser, outputs: list.count + 2)
+        self.classifier = try Self.network(classifier, model: .classifier, outputs: 2)
+    }
+
+    private static func network(_ bytes: UnsafeRawBufferPointer, model: NeuralModel, outputs: Int) throws(NeuralModelError) -> Network {
+        do {
+            let file = try ModelFile(bytes: bytes, path: model.file)
+            try checkShapes(of: file, model: model, outputs: outputs)
+            return try Network(model: file, path: model.file)
+        } catch {
+            throw NeuralModelError(model: model, reason: error.reason)
+        }
+    }
+
+    /// The first weighted line reads 3 channels, the last gives `outputs`.
+    private static func checkShapes(of file: ModelFile, model: NeuralModel, outputs: Int) throws(ModelError) {
+        let weighted = file.program.split(separator: "\n").filter { $0.contains(" weight=") }
+        func weight(_ line: Substring?) throws(ModelError) -> (shape: [Int], transposed: Bool) {
+            guard let line, let word = line.split(separator: " ").first(where: { $0.hasPrefix("weight=") }) else {
+                throw ModelError(path: model.file, reason: "a program without weighted layers")
+            }
+            let tensor = try file.tensor(String(word.dropFirst("weight=".count)), path: model.file)
+            return (tensor.shape, line.contains(" = deconv "))
+        }
+        let first = try weight(weighted.first), last = try weight(weighted.last)
+        guard first.shape.count == 4, first.shape[1] == 3 else {
+            throw ModelError(path: model.file, reason: "the first layer takes \(first.shape) weights, not 3 channels")
+        }
+        let given = last.transposed ? (last.shape.count > 1 ? last.shape[1] : 0) : last.shape[0]
+        guard given == outputs else {
+            throw ModelError(path: model.file, reason: "the last layer gives \(given) outputs where \(outputs) are needed"
+                             + (model == .recogniser ? " (the dictionary's characters, the blank and the space)" : ""))
+        }
+    }
+}
+
+extension NeuralReader {
+    /// The reader with the models compiled into Gloss.
+    public static func bundled(policy: ReadingPolicy = ReadingPolicy()) throws(NeuralModelError) -> NeuralReader {
+        let networks = try PPOCRNetworks.bundled()
+        return NeuralReader(detector: networks.detector, recogniser: networks.recogniser, classifier: networks.classifier,
+                            characters: networks.characters, policy: policy)
     }
 }

@@ -21,6 +21,15 @@ gloss_ppocr_rec_start:
     .globl gloss_ppocr_rec_end
 gloss_ppocr_rec_end:
 
+/* ppocr-rec.characters: 74947 bytes, SHA-256 b5f2bfe2bdd9448429e3e82b51c789775d9b42f2403d082b00662eb77e401c5d */
+    .section .rodata.gloss_ppocr_rec_chars,"a",@progbits
+    .balign 16
+    .globl gloss_ppocr_rec_chars_start
+gloss_ppocr_rec_chars_start:
+    .incbin "../../models/ppocr/ppocr-rec.characters"
+    .globl gloss_ppocr_rec_chars_end
+gloss_ppocr_rec_chars_end:
+
 /* ppocr-cls.bin: 519832 bytes, SHA-256 10d9535d8c6c5f6df31750931b8f31acdb87faa6340ac3fb8572ae320a0c5d4f */
     .section .rodata.gloss_ppocr_cls,"a",@progbits
     .balign 16

@@ -68,7 +68,7 @@ struct OptionSpec {
     private static let nouns = [
         "DIR": "a folder", "FILE": "a file", "N": "a number", "SECONDS": "a number of seconds", "BYTES": "a number of bytes",
         "URL": "a URL", "PPI": "a resolution", "PIXELS": "a number of pixels", "LANGS": "languages", "MODE": "a mode",
-        "LIST": "a list", "STEPS": "steps", "DETECTOR": "a detector", "K/N": "a shard",
+        "LIST": "a list", "STEPS": "steps", "DETECTOR": "a detector", "ENGINE": "an engine", "K/N": "a shard",
     ]
 
     /// Checks a value against `kind`'s allowed values.

@@ -1,6 +1,7 @@
 import Foundation
 import GlossContract
 import GlossIndex
+import GlossNeuralReading
 import GlossPipeline
 import GlossReports
 import GlossTextRecognition
@@ -54,6 +55,10 @@ public enum GlossCommand {
         } catch let error as OutputFolderError {
             printError("gloss: \(error)")
             return 2
+        } catch let error as NeuralModelError {
+            // `--engine neural` asked for a reader that cannot be built: found before any page is read.
+            printError("gloss: \(error)")
+            return 2
         } catch let error as TextRecognitionError {
             // A language without its model is a mistake on the command line, found before anything is written.
             printError("gloss: \(error)")
@@ -85,6 +90,9 @@ public enum GlossCommand {
     static let defaults = AnnotationSettings()
 
     static let recognitionOptions: [OptionSpec] = [
+        .choice("engine", value: "ENGINE", of: TextEngine.allCases.map(\.rawValue),
+                "which reader reads the text: neural is PP-OCRv6 in Gloss's own network code",
+                default: defaults.textEngine.rawValue),
         .option("lang", short: "l", value: "LANGS", "Tesseract languages, joined with +",
                 default: defaults.recognition.languages.joined(separator: "+")),
         .option("psm", value: "MODE", "Tesseract page segmentation mode, 0-13, as 'tesseract --help-psm' lists them",
@@ -159,6 +167,10 @@ public enum GlossCommand {
         settings.pixelLimit = try arguments.integer("max-pixels", in: 1...Int(Int32.max)) ?? settings.pixelLimit
         settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
         settings.skipText = arguments.has("skip-text")
+        if let engine = arguments.value("engine") {
+            // The option's table allows only these names.
+            settings.textEngine = TextEngine(rawValue: engine) ?? settings.textEngine
+        }
         if let mode = arguments.value("prepare") {
             guard let prepare = PreparationSteps(parsing: mode) else {
                 throw UsageError("--prepare takes auto, none or steps joined with commas ("

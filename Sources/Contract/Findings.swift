@@ -33,6 +33,9 @@ public struct PageFindings: Sendable, Equatable {
     public var review: PageReview?
     /// What was done to the page before it was read; nil when nothing was tried.
     public var preparation: PagePreparation?
+    /// What the parts of an analyzer's work took (the neural reader's `detect` and
+    /// `recognize`), added to the page's timings beside the analyzer's own stage.
+    public var timings = StageTimings()
 
     public init(text: RecognizedText = RecognizedText(), faces: [Face] = [], regions: [Region] = [],
                 review: PageReview? = nil, preparation: PagePreparation? = nil) {
@@ -49,6 +52,7 @@ public struct PageFindings: Sendable, Equatable {
         faces += other.faces
         regions += other.regions
         review = review ?? other.review
+        for stage in other.timings.stages { timings.record(stage.name, milliseconds: stage.milliseconds) }
         if let theirs = other.preparation { preparation = preparation.map { $0.merged(with: theirs) } ?? theirs }
     }
 }

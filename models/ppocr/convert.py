@@ -533,14 +533,19 @@ ASSEMBLY = """\
 """
 
 BLOB = """
-/* %s: %d bytes, SHA-256 %s */
-    .section .rodata.gloss_ppocr_%s,"a",@progbits
+/* %(file)s: %(size)d bytes, SHA-256 %(digest)s */
+    .section .rodata.gloss_ppocr_%(symbol)s,"a",@progbits
     .balign 16
-    .globl gloss_ppocr_%s_start
-gloss_ppocr_%s_start:
-    .incbin "../../models/ppocr/ppocr-%s.bin"
-    .globl gloss_ppocr_%s_end
-gloss_ppocr_%s_end:"""
+    .globl gloss_ppocr_%(symbol)s_start
+gloss_ppocr_%(symbol)s_start:
+    .incbin "../../models/ppocr/%(file)s"
+    .globl gloss_ppocr_%(symbol)s_end
+gloss_ppocr_%(symbol)s_end:"""
+
+
+def blob(file, symbol, digest, size):
+    """One file's block of models.S, symbols `gloss_ppocr_SYMBOL_start` and `_end`."""
+    return BLOB % {"file": file, "size": size, "digest": digest, "symbol": symbol}
 
 
 def main():
@@ -567,15 +572,20 @@ def main():
             print("\n".join(program))
             continue
         chars = character_list(model)
+        characters = None
         if chars is not None:
-            with open(os.path.join(args.out, "ppocr-%s.characters" % key), "w", encoding="utf-8") as f:
+            characters = os.path.join(args.out, "ppocr-%s.characters" % key)
+            with open(characters, "w", encoding="utf-8") as f:
                 f.write(chars if chars.endswith("\n") else chars + "\n")
         digest, size = write(os.path.join(args.out, "ppocr-%s.bin" % key), program, tensors, args.storage)
         print("%s  %s (%d bytes, %d tensors, %d values, %d lines)" % (
             sha(path), os.path.basename(path), os.path.getsize(path), len(tensors),
             sum(t.size for t in tensors.values()), len(program)))
         print("%s  ppocr-%s.bin (%d bytes)" % (digest, key, size))
-        blobs.append(BLOB % ("ppocr-%s.bin" % key, size, digest, key, key, key, key, key, key))
+        blobs.append(blob("ppocr-%s.bin" % key, key, digest, size))
+        # The recogniser's dictionary goes into the binary too: the classes mean nothing without it.
+        if characters is not None:
+            blobs.append(blob(os.path.basename(characters), key + "_chars", sha(characters), os.path.getsize(characters)))
     if blobs and args.assembly:
         with open(args.assembly + ".tmp", "w") as f:
             f.write(ASSEMBLY % "\n".join(blobs))

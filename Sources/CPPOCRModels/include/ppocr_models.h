@@ -8,5 +8,7 @@
 const unsigned char *gloss_ppocr_detector(size_t *count);
 const unsigned char *gloss_ppocr_recogniser(size_t *count);
 const unsigned char *gloss_ppocr_classifier(size_t *count);
+/* The recogniser's dictionary, ppocr-rec.characters: UTF-8, one character a line, in class order. */
+const unsigned char *gloss_ppocr_characters(size_t *count);
 
 #endif

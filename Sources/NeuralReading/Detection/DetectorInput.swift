@@ -87,6 +87,14 @@ enum LinearResize {
         }
     }
 
+    /// `raster` resized to `width` x `height`; a raster of that size already is returned as it is.
+    static func resize(_ raster: Raster, width: Int, height: Int) -> Raster {
+        guard raster.width > 0, raster.height > 0 else { return Raster(width: width, height: height, layout: raster.layout, filledWith: 0) }
+        if raster.width == width, raster.height == height { return raster }
+        let pixels = resize(raster.pixels, from: raster.size, to: PixelSize(width: width, height: height), channels: raster.channels)
+        return Raster(width: width, height: height, layout: raster.layout, pixels: pixels)
+    }
+
     static func resize(_ pixels: [UInt8], from source: PixelSize, to target: PixelSize, channels: Int) -> [UInt8] {
         let columns = Taps(target: target.width, source: source.width)
         let rows = Taps(target: target.height, source: source.height)

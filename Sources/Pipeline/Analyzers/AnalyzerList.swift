@@ -3,7 +3,12 @@ extension AnnotationSettings {
     /// place that turns settings into analyzers.
     var analyzers: [any Analyzer] {
         var list: [any Analyzer] = []
-        if recognizeText { list.append(TextAnalyzer(options: recognition, steps: prepare)) }
+        if recognizeText {
+            switch textEngine {
+            case .tesseract: list.append(TextAnalyzer(options: recognition, steps: prepare))
+            case .neural: list.append(NeuralTextAnalyzer())
+            }
+        }
         if detectFaces {
             let dimension = faceDimension ?? faceDetector.defaultDimension
             switch faceDetector {

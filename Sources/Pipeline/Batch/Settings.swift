@@ -38,6 +38,8 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
     /// dropped text read again (`--prepare`).
     public var prepare = PreparationSteps.auto
+    /// Which reader reads the text (`--engine`).
+    public var textEngine = TextEngine.tesseract
 
     /// The default settings, but for the formats and whether faces are looked for, when given.
     public init(formats: Set<OutputFormat>? = nil, detectFaces: Bool? = nil) {
@@ -78,6 +80,9 @@ extension AnnotationSettings {
             // Without preparation a page reads as it did before it existed, and fingerprints so;
             // with it, pages finished by an older Gloss are read again.
             Field("prepare", \.prepare, recorded: .omittedAt(PreparationSteps.none)),
+            // Left out at Tesseract, which read every page before the neural reader existed: a
+            // batch read as before fingerprints as before.
+            Field("textEngine", \.textEngine, recorded: .omittedAtDefault),
         ]
     }
 

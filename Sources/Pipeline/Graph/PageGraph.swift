@@ -335,9 +335,11 @@ struct PageGraph: Sendable {
         try await withThrowingTaskGroup(of: (Int, PageFindings).self) { group in
             for (position, (analyzer, image)) in zip(worker.analyzers, images).enumerated() where readingText || !analyzer.readsText {
                 group.addTask {
-                    (position, try await step(Stage(analyzer.name), file: file, page: page, clock: clock) {
+                    let findings = try await step(Stage(analyzer.name), file: file, page: page, clock: clock) {
                         try await analyzer.analyze(image)
-                    })
+                    }
+                    clock.record(findings.timings)
+                    return (position, findings)
                 }
             }
             var found = [PageFindings](repeating: PageFindings(), count: worker.analyzers.count)

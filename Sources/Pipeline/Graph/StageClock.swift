@@ -18,6 +18,11 @@ final class StageClock: Sendable {
         return output
     }
 
+    /// Adds the timings an analyzer measured of its own parts.
+    func record(_ parts: StageTimings) {
+        state.withLock { for stage in parts.stages { $0.timings.record(stage.name, milliseconds: stage.milliseconds) } }
+    }
+
     var recorded: StageTimings { state.withLock { $0.timings } }
     var timeline: [StageSpan] { state.withLock { $0.timeline } }
 }

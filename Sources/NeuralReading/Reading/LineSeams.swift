@@ -1,0 +1,89 @@
+import GlossGeometry
+import GlossImaging
+import GlossNeuralNetwork
+
+// The seams between the reader and the detection it is handed: `DetectedLines` and
+// `RectifiedLines` below are the real ones (`Detection/`, `LineCrop`); a test hands in fakes.
+
+/// A text line the detector found: its four corners in page pixels, clockwise from the top
+/// left, and the detector's score for it.
+public struct LineQuad: Sendable, Equatable {
+    public var corners: [PixelPoint]
+    public var score: Double
+
+    public init(corners: [PixelPoint], score: Double) {
+        precondition(corners.count == 4, "a line has four corners")
+        self.corners = corners
+        self.score = score
+    }
+}
+
+/// A network run on one input at a time: `Network` is one, and a test's fake.
+public protocol NetworkRunning {
+    mutating func run(_ input: FeatureMap, isCancelled: () -> Bool) throws(NetworkError) -> FeatureMap
+}
+
+extension Network: NetworkRunning {}
+
+/// Finds a page's lines with the detector: makes its input from the page, runs it, and turns
+/// its probability map into lines in the page's pixels.
+public protocol LineFinding {
+    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [LineQuad]
+}
+
+/// A line cut out of the page and rectified.
+public struct CroppedLine: Sendable {
+    public var raster: Raster
+    /// The page pixels of `raster`'s top-left, top-right, bottom-right and bottom-left corners:
+    /// the line's corners, moved on if the crop was turned (a tall line is stood on its side).
+    public var corners: [PixelPoint]
+
+    public init(raster: Raster, corners: [PixelPoint]) {
+        self.raster = raster
+        self.corners = corners
+    }
+}
+
+/// Cuts a line out of the page, rectified to a level rectangle.
+public protocol LineCropping {
+    func crop(_ page: Raster, along line: LineQuad) -> CroppedLine
+}
+
+/// The detector's lines as RapidOCR finds them: `DetectionPolicy`'s plan for the page, the input
+/// filled into a map reused page after page, the network run, and `BoxFinder`'s boxes.
+public struct DetectedLines: LineFinding {
+    public var policy: DetectionPolicy
+    /// The page's x-height in pixels, when measured, for Gloss's letter-size rule; nil keeps
+    /// RapidOCR's rule (the default: the rule did not help on the half it was not tuned on,
+    /// `README.md`).
+    public var xHeight: Int?
+    private var input = FeatureMap(channels: 3, height: 32, width: 32)
+
+    public init(policy: DetectionPolicy = .rapidOCR, xHeight: Int? = nil) {
+        self.policy = policy
+        self.xHeight = xHeight
+    }
+
+    public mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [LineQuad] {
+        guard let plan = policy.plan(for: page.size, xHeight: xHeight) else { return [] }
+        DetectorInput.fill(&input, from: page, plan: plan)
+        let map = try detector.run(input, isCancelled: isCancelled)
+        return BoxFinder.boxes(in: map, plan: plan, policy: policy).map { LineQuad(corners: $0.corners, score: $0.score) }
+    }
+}
+
+/// Lines cut out by `LineCrop`: rectified, and stood on their side when much taller than wide.
+public struct RectifiedLines: LineCropping {
+    public var policy: DetectionPolicy
+
+    public init(policy: DetectionPolicy = .rapidOCR) { self.policy = policy }
+
+    public func crop(_ page: Raster, along line: LineQuad) -> CroppedLine {
+        guard let cut = LineCrop(page: page, corners: line.corners, policy: policy) else {
+            return CroppedLine(raster: Raster(width: 0, height: 0, layout: page.layout, pixels: []), corners: line.corners)
+        }
+        // Turned a quarter counter-clockwise, the crop's top left is the line's top right.
+        let c = cut.corners
+        return CroppedLine(raster: cut.image, corners: cut.isTurned ? [c[1], c[2], c[3], c[0]] : c)
+    }
+}

@@ -1,0 +1,102 @@
+import GlossContract
+import GlossGeometry
+import GlossImaging
+import GlossNeuralNetwork
+
+/// Milliseconds of a page's detection (the detector and its boxes) and recognition (crops,
+/// classifier, recogniser, decoding), for the page's timings and the bench.
+public struct ReadingTimings: Sendable, Equatable {
+    public var detection: Duration = .zero
+    public var recognition: Duration = .zero
+
+    public init() {}
+}
+
+/// Gloss's second reader: PP-OCRv6's detector finds the lines, each line is cut out, turned
+/// over when the classifier says it is upside down, read by the recogniser in RapidOCR's
+/// chunks, decoded greedily, and split into words with boxes from their time steps.
+///
+/// One per lane: it holds the three networks and the maps they reuse from line to line and
+/// page to page, so it is a class used on one thread at a time.
+public final class NeuralReader {
+    private var detector: any NetworkRunning
+    private var recogniser: any NetworkRunning
+    private var classifier: any NetworkRunning
+    private var finding: any LineFinding
+    private let cropping: any LineCropping
+    public let decoder: CTCDecoder
+    public let policy: ReadingPolicy
+    /// The input map of the classifier and the recogniser, reused line after line.
+    private var lineInput = FeatureMap(channels: 3, height: RecognizerInput.height, width: RecognizerInput.classifierWidth)
+    /// What the last page's reading cost.
+    public private(set) var timings = ReadingTimings()
+
+    public init(detector: any NetworkRunning, recogniser: any NetworkRunning, classifier: any NetworkRunning,
+                characters: [String], policy: ReadingPolicy = ReadingPolicy(),
+                finding: any LineFinding = DetectedLines(), cropping: any LineCropping = RectifiedLines()) {
+        self.detector = detector
+        self.recogniser = recogniser
+        self.classifier = classifier
+        self.decoder = CTCDecoder(characters: characters)
+        self.policy = policy
+        self.finding = finding
+        self.cropping = cropping
+    }
+
+    /// The page's text, every box in the one currency (0...1, origin bottom left). Polls
+    /// `cancellation` between the networks' layers and between lines, and throws
+    /// `CancellationError` when it is raised.
+    public func read(raster: Raster, cancellation: CancellationFlag) throws -> RecognizedText {
+        let isCancelled = { cancellation.isRaised }
+        let started = ContinuousClock.now
+        let found = try cancellable { () throws -> [LineQuad] in try finding.lines(in: raster, detector: &detector, isCancelled: isCancelled) }
+        let quads = LineOrder.sorted(found, sameRow: policy.sameRow)
+        let detected = ContinuousClock.now
+        timings.detection = detected - started
+        defer { timings.recognition = ContinuousClock.now - detected }
+
+        var crops: [CroppedLine] = []
+        crops.reserveCapacity(quads.count)
+        for quad in quads {
+            if cancellation.isRaised { throw CancellationError() }
+            var crop = cropping.crop(raster, along: quad)
+            guard crop.raster.width > 0, crop.raster.height > 0 else { continue }
+            RecognizerInput.fillClassifier(&lineInput, with: crop.raster)
+            let turn = try cancellable { () throws -> FeatureMap in try classifier.run(lineInput, isCancelled: isCancelled) }
+            // P(0°), P(180°).
+            if turn.count >= 2, turn.storage[1] > policy.turnOverProbability {
+                crop = CroppedLine(raster: crop.raster.oriented(.down), corners: Array(crop.corners[2...] + crop.corners[..<2]))
+            }
+            crops.append(crop)
+        }
+
+        var lines = [TextLine?](repeating: nil, count: crops.count)
+        for chunk in RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }) {
+            for index in chunk.lines {
+                if cancellation.isRaised { throw CancellationError() }
+                let crop = crops[index]
+                let resized = RecognizerInput.resizedWidth(of: (crop.raster.width, crop.raster.height), limit: chunk.width)
+                RecognizerInput.fill(&lineInput, with: crop.raster, resizedWidth: resized, width: chunk.paddedWidth)
+                let output = try cancellable { () throws -> FeatureMap in try recogniser.run(lineInput, isCancelled: isCancelled) }
+                guard output.width == decoder.classCount else {
+                    throw NetworkError.badInput("the recogniser gave \(output.width) classes for \(decoder.classCount) characters")
+                }
+                let decoded = decoder.decode(output.values, steps: output.height)
+                // RapidOCR's filters: a line of no text, or scored under `text_score`.
+                guard !decoded.text.allSatisfy(\.isWhitespace), decoded.confidence >= policy.minimumLineConfidence else { continue }
+                let placement = LinePlacement(corners: crop.corners, resizedWidth: resized)
+                lines[index] = WordBoxes.line(decoded, placement: placement, page: raster.size, crop: crop.raster)
+            }
+        }
+        return WordBoxes.text(lines.compactMap { $0 })
+    }
+
+    /// `body`, with a network's cancellation as Swift's.
+    private func cancellable<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch NetworkError.cancelled {
+            throw CancellationError()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import GlossContract
+import GlossGeometry
+import GlossImaging
+import GlossNeuralNetwork
+@testable import GlossNeuralReading
+import Testing
+
+/// The reader put together on fake networks: the order of lines, turning, filtering and
+/// cancellation, in milliseconds.
+@Suite struct ReaderTests {
+    let page = Raster(width: 1000, height: 800, layout: .gray, filledWith: 255)
+    /// Two lines, given bottom first: 400 x 48 (ratio 8.33, chunk width 400) and 300 x 48
+    /// (6.25; the chunk's width is the wider's).
+    let lines = [levelQuad(left: 100, top: 500, width: 400, height: 48), levelQuad(left: 100, top: 100, width: 300, height: 48)]
+
+    func reader(p180: Float = 0.05, script: [Int: (String, Float)], cancelAfter: Int? = nil) -> NeuralReader {
+        let classifier = FixedNetwork(output: FeatureMap(channels: 1, height: 1, width: 2, values: [1 - p180, p180]))
+        let detector = FixedNetwork(output: FeatureMap(channels: 1, height: 32, width: 32), cancelAfter: cancelAfter)
+        return NeuralReader(detector: detector, recogniser: ScriptedRecogniser(texts: script.mapValues { ($0.0, $0.1) }),
+                            classifier: classifier, characters: FakeRows.characters, finding: GivenLines(quads: lines),
+                            cropping: RectifiedLines())
+    }
+
+    @Test func linesComeTopToBottomWithTheirWords() throws {
+        // Both lines go in one chunk of width 400: the recogniser sees only that width.
+        let text = try reader(script: [400: (" ab c", 0.9)]).read(raster: page, cancellation: CancellationFlag())
+        #expect(text.lines.map(\.text) == ["ab c", "ab c"])
+        let size = page.size
+        #expect(PixelRect(text.lines[0].box, in: size) == PixelRect(x: 100, y: 100, width: 300, height: 48), "the top line first")
+        // The 300-wide line is resized to 300 of the 400: a step is 8 page pixels still.
+        #expect(PixelRect(text.lines[0].words[0].box, in: size) == PixelRect(x: 112, y: 100, width: 32, height: 48))
+        #expect(text.words.allSatisfy { abs($0.confidence - 90) < 1e-3 })
+    }
+
+    @Test func aLineTheClassifierFindsUpsideDownIsReadTurned() throws {
+        let text = try reader(p180: 0.95, script: [400: (" ab c", 0.9)]).read(raster: page, cancellation: CancellationFlag())
+        // Turned, the first word lies at the line's right end.
+        #expect(PixelRect(text.lines[0].words[0].box, in: page.size) == PixelRect(x: 356, y: 100, width: 32, height: 48))
+        // At 0.9, RapidOCR's threshold, it is not turned.
+        let kept = try reader(p180: 0.9, script: [400: (" ab c", 0.9)]).read(raster: page, cancellation: CancellationFlag())
+        #expect(PixelRect(kept.lines[0].words[0].box, in: page.size).x == 112)
+    }
+
+    @Test func linesOfNoTextOrLowConfidenceAreDropped() throws {
+        let unsure = try reader(script: [400: (" ab c", 0.45)]).read(raster: page, cancellation: CancellationFlag())
+        #expect(unsure.lines.isEmpty, "under RapidOCR's text_score 0.5")
+        let blank = try reader(script: [400: ("  ", 0.9)]).read(raster: page, cancellation: CancellationFlag())
+        #expect(blank == RecognizedText())
+    }
+
+    @Test func aRaisedFlagStopsTheReading() {
+        let flag = CancellationFlag()
+        flag.raise()
+        #expect(throws: CancellationError.self) { try reader(script: [:]).read(raster: page, cancellation: flag) }
+        // A network that stops on its own check: the same error.
+        #expect(throws: CancellationError.self) {
+            try reader(script: [:], cancelAfter: 0).read(raster: page, cancellation: CancellationFlag())
+        }
+    }
+
+    @Test func linesOnOneRowReadLeftToRight() {
+        let right = levelQuad(left: 600, top: 100, width: 100, height: 30), left = levelQuad(left: 100, top: 105, width: 100, height: 30)
+        let below = levelQuad(left: 50, top: 200, width: 100, height: 30)
+        #expect(LineOrder.sorted([below, right, left], sameRow: 10) == [left, right, below])
+        let lower = levelQuad(left: 100, top: 115, width: 100, height: 30)
+        #expect(LineOrder.sorted([lower, right], sameRow: 10) == [right, lower], "15 px lower is the next row")
+    }
+}

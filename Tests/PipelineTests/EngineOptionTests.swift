@@ -1,0 +1,80 @@
+import Foundation
+import GlossContract
+import GlossTestSupport
+@testable import GlossCommandLine
+@testable import GlossPipeline
+import Testing
+
+/// `--engine`: Tesseract by default, the neural reader when asked, and only a non-default
+/// engine in the settings' record and fingerprint, so batches on disk still resume.
+@Suite struct EngineOptionTests {
+    @Test func theDefaultEngineLeavesTheFingerprintAsItWas() throws {
+        #expect(AnnotationSettings().textEngine == .tesseract)
+        #expect(AnnotationSettings().fingerprint == "0914b6ef2d06b805")
+        let parsed = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png"]))
+        #expect(parsed.textEngine == .tesseract && parsed.fingerprint == "0914b6ef2d06b805")
+        let tesseract = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png", "--engine", "tesseract"]))
+        #expect(tesseract.fingerprint == "0914b6ef2d06b805")
+    }
+
+    @Test func theNeuralEngineIsRecordedAndChangesTheFingerprint() throws {
+        let settings = try GlossCommand.settings(from: GlossCommand.annotateCommand.parse(["in", "-o", "out", "--engine", "neural"]))
+        #expect(settings.textEngine == .neural)
+        #expect(settings.fingerprint != AnnotationSettings().fingerprint)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(settings), as: UTF8.self)
+        #expect(json.contains(#""textEngine":"neural""#), "\(json)")
+        #expect(try JSONDecoder().decode(AnnotationSettings.self, from: encoder.encode(settings)) == settings)
+        #expect(!String(decoding: try encoder.encode(AnnotationSettings()), as: UTF8.self).contains("textEngine"))
+        // The analyzer list follows the setting: one text analyzer either way, named `ocr`.
+        #expect(settings.analyzers.compactMap { $0 as? NeuralTextAnalyzer }.count == 1)
+        #expect(AnnotationSettings().analyzers.compactMap { $0 as? TextAnalyzer }.count == 1)
+        #expect(settings.analyzers.filter(\.readsText).map(\.name) == ["ocr"])
+    }
+
+    @Test func aBogusEngineIsAUsageError() async throws {
+        let refusal = ArgumentTests.refusal(["page.png", "--engine", "bogus"], GlossCommand.ocrCommand)
+        #expect(refusal == "--engine takes tesseract or neural, not 'bogus'")
+        #expect(await GlossCommand.main(["gloss", "ocr", "page.png", "--engine", "bogus"]) == 2)
+        #expect(await GlossCommand.main(["gloss", "annotate", "in", "-o", "out", "--engine", "bogus"]) == 2)
+        let help = try ArgumentTests.helpLine("engine", in: GlossCommand.ocrCommand.help)
+        #expect(help.contains("one of tesseract, neural") && help.contains("(default: tesseract)"), "\(help)")
+    }
+}
+
+/// An analyzer that says what two parts of its work took.
+struct TimedPartsAnalyzer: Analyzer {
+    var name: String { "parts" }
+    var image: ImageRequest { ImageRequest(longestSide: 100, layout: .gray) }
+
+    func makeEngine() throws {}
+
+    func analyze(_ image: AnalyzerImage, with engine: Void, cancellation: CancellationFlag) throws -> PageFindings {
+        var findings = PageFindings()
+        findings.timings.record("detect", milliseconds: 12)
+        findings.timings.record("recognize", milliseconds: 34)
+        return findings
+    }
+}
+
+@Suite struct AnalyzerTimingsTests {
+    @Test func anAnalyzersPartsJoinThePagesTimings() async throws {
+        var annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        annotator.settings.recognizeText = false
+        annotator.additionalAnalyzers = [TimedPartsAnalyzer()]
+        let report = try await annotator.read(file: Fixtures.path("text/few-words.png"))
+        #expect(report.timings["detect"] == 12 && report.timings["recognize"] == 34, "\(report.timings.stages)")
+        #expect(report.timings["parts"] != nil, "beside the analyzer's own stage")
+    }
+
+    /// The neural reader through the whole page graph.
+    @Test func theNeuralEngineReadsAPageWithItsTimingsSplit() async throws {
+        var settings = AnnotationSettings(detectFaces: false)
+        settings.textEngine = .neural
+        let report = try await Annotator(settings: settings, jobs: 1).read(file: Fixtures.path("text/sans.png"))
+        #expect(report.status == .ok, "\(report.error ?? "")")
+        #expect(report.text.contains("quick brown fox"), "\(report.text)")
+        #expect(report.timings["detect"] != nil && report.timings["recognize"] != nil && report.timings["ocr"] != nil)
+    }
+}
