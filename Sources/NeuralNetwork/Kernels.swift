@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What a layer applies to each of its outputs after the bias.
 public enum Activation: Sendable, Equatable {
     case none
@@ -14,110 +10,57 @@ public enum Activation: Sendable, Equatable {
     /// `x * sigmoid(x)`.
     case swish
 
-    /// Whether it is applied in the vector registers, as the sums are stored.
-    var isInline: Bool {
-        switch self {
-        case .none, .relu, .hardSigmoid: true
-        case .sigmoid, .gelu, .swish: false
-        }
-    }
-
+    /// The activation of a vector of sums, in the registers (`VectorMath`), so a kernel
+    /// applies it as it stores them.
     @inline(__always)
     func apply(_ v: Layers.Vector) -> Layers.Vector {
         switch self {
-        case .relu: return pointwiseMax(v, Layers.Vector())
+        case .none: return v
+        case .relu: return Layers.maximum(v, Layers.Vector())
         case .hardSigmoid(let alpha, let beta):
-            return pointwiseMin(pointwiseMax(v * alpha + beta, Layers.Vector()), Layers.Vector(repeating: 1))
-        default: return v
+            return Layers.minimum(Layers.maximum(v * alpha + beta, Layers.Vector()), Layers.Vector(repeating: 1))
+        case .sigmoid: return VectorMath.sigmoid(v)
+        case .gelu: return VectorMath.gelu(v)
+        case .swish: return v * VectorMath.sigmoid(v)
         }
     }
 
+    /// The same for one value (a tail shorter than a vector), with the same approximations,
+    /// so a value does not depend on where in a row it falls.
     @inline(__always)
     func apply(_ x: Float) -> Float {
         switch self {
         case .none: return x
         case .relu: return max(x, 0)
         case .hardSigmoid(let alpha, let beta): return min(max(alpha * x + beta, 0), 1)
-        case .sigmoid: return 1 / (1 + expf(-x))
-        case .gelu: return 0.5 * x * (1 + erff(x * 0.707_106_781_186_547_5))
-        case .swish: return x / (1 + expf(-x))
+        case .sigmoid, .gelu, .swish: return apply(Layers.Vector(repeating: x))[0]
         }
     }
 
-    /// Applies an activation the registers did not, to `count` stored values.
-    func applyAfter(_ values: UnsafeMutablePointer<Float>, count: Int) {
-        guard !isInline else { return }
-        for index in 0..<count { values[index] = apply(values[index]) }
+    /// Applies the activation to `count` stored values, a vector at a time.
+    func apply(to values: UnsafeMutablePointer<Float>, count: Int) {
+        guard self != .none else { return }
+        var index = 0
+        while index + Layers.lanes <= count {
+            let raw = UnsafeMutableRawPointer(values + index)
+            raw.storeBytes(of: apply(raw.loadUnaligned(as: Layers.Vector.self)), as: Layers.Vector.self)
+            index += Layers.lanes
+        }
+        while index < count {
+            values[index] = apply(values[index])
+            index += 1
+        }
     }
 }
 
-/// The generic kernels a program's layers run on: a blocked matrix product (1x1 convolutions,
-/// convolutions through a strip of gathered columns, transposed convolutions), depthwise
+/// The generic kernels a program's layers run on: a blocked, packed matrix product
+/// (`MatrixProduct.swift`: 1x1 convolutions, convolutions through a strip of gathered columns,
+/// transposed convolutions, linear layers), depthwise
 /// convolutions of any size, and the element-wise operations between them. Each works on raw
 /// planes the caller owns; none allocates.
 public enum Kernels {
     public typealias Vector = Layers.Vector
     static let lanes = Vector.scalarCount
-
-    /// `out[o][p] = act(bias[o] + sum_k weights[o][k] * columns[k][p])` for `o < outputs`,
-    /// `p < count`; rows of `columns` are `columnStride` apart, rows of `out` `outputStride`.
-    /// Four outputs are summed at once in registers, so each column vector loaded serves four.
-    public static func multiply(
-        weights: UnsafePointer<Float>, columns: UnsafePointer<Float>, columnStride: Int, bias: UnsafePointer<Float>,
-        into out: UnsafeMutablePointer<Float>, outputStride: Int, outputs: Int, inner: Int, count: Int,
-        activation: Activation
-    ) {
-        let source = UnsafeRawPointer(columns), target = UnsafeMutableRawPointer(out)
-        let size = MemoryLayout<Float>.stride
-        var p = 0
-        // Four outputs by one vector: eight AVX2 registers of sums, so none spills.
-        while p + lanes <= count {
-            var o = 0
-            while o + 4 <= outputs {
-                let w0 = weights + o * inner, w1 = w0 + inner, w2 = w1 + inner, w3 = w2 + inner
-                var a0 = Vector(repeating: bias[o]), a1 = Vector(repeating: bias[o + 1])
-                var a2 = Vector(repeating: bias[o + 2]), a3 = Vector(repeating: bias[o + 3])
-                var offset = p * size
-                for k in 0..<inner {
-                    let x = source.loadUnaligned(fromByteOffset: offset, as: Vector.self)
-                    a0 += x * w0[k]
-                    a1 += x * w1[k]
-                    a2 += x * w2[k]
-                    a3 += x * w3[k]
-                    offset += columnStride * size
-                }
-                let first = (o * outputStride + p) * size, step = outputStride * size
-                target.storeBytes(of: activation.apply(a0), toByteOffset: first, as: Vector.self)
-                target.storeBytes(of: activation.apply(a1), toByteOffset: first + step, as: Vector.self)
-                target.storeBytes(of: activation.apply(a2), toByteOffset: first + 2 * step, as: Vector.self)
-                target.storeBytes(of: activation.apply(a3), toByteOffset: first + 3 * step, as: Vector.self)
-                o += 4
-            }
-            while o < outputs {
-                let w = weights + o * inner
-                var a = Vector(repeating: bias[o])
-                for k in 0..<inner {
-                    a += source.loadUnaligned(fromByteOffset: (k * columnStride + p) * size, as: Vector.self) * w[k]
-                }
-                target.storeBytes(of: activation.apply(a), toByteOffset: (o * outputStride + p) * size, as: Vector.self)
-                o += 1
-            }
-            p += lanes
-        }
-        // The last pixels, fewer than a vector (or a whole 1x1 map).
-        while p < count {
-            for o in 0..<outputs {
-                let w = weights + o * inner
-                var sum = bias[o]
-                for k in 0..<inner { sum += columns[k * columnStride + p] * w[k] }
-                out[o * outputStride + p] = activation.isInline ? activation.apply(sum) : sum
-            }
-            p += 1
-        }
-        if !activation.isInline {
-            for o in 0..<outputs { activation.applyAfter(out + o * outputStride, count: count) }
-        }
-    }
 
     /// Gathers the input taps of output rows `firstRow..<firstRow + rows` of a convolution
     /// into `columns[(c * kh + ky) * kw + kx][r * outWidth + x]`, zero outside the input.
@@ -197,9 +140,7 @@ public enum Kernels {
                         destination[ox] = sum
                     }
                 }
-                if activation != .none {
-                    for x in 0..<outWidth { destination[x] = activation.apply(destination[x]) }
-                }
+                activation.apply(to: destination, count: outWidth)
             }
             // The rows this channel wrote into the scratch plane; its border stays zero.
             for y in 0..<height {

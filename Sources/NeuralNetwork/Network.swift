@@ -16,11 +16,12 @@ public struct Network: Sendable {
     }
 
     enum Operation: Sendable {
-        /// `weights` `[out][in/group][kh][kw]`.
-        case convolution(weights: [Float], bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
+        /// `weights` `[out][in/group][kh][kw]` when grouped (depthwise); a full convolution's
+        /// are `packed` instead (`weights` empty).
+        case convolution(weights: [Float], packed: PackedMatrix?, bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
                          padding: (top: Int, left: Int, bottom: Int, right: Int), groups: Int, activation: Activation)
-        /// Kernel and stride 2x2; `weights` rearranged to `[i][j][out][in]`.
-        case transposed(weights: [Float], bias: [Float], outputs: Int, activation: Activation)
+        /// Kernel and stride 2x2; `taps` the `[out][in]` matrix of each tap `(i, j)`, packed.
+        case transposed(taps: [PackedMatrix], bias: [Float], outputs: Int, activation: Activation)
         /// 2x2 maximum, stride 1, the missing row and column at the bottom and right ignored.
         case maxPool
         case concat
@@ -28,6 +29,8 @@ public struct Network: Sendable {
         case multiply
         case mean
         case resize(factor: Int)
+        /// `y + project(gelu(expand(y)))`, fused from three lines (`Fusion.swift`).
+        case channelMixer(expand: PackedMatrix, expandBias: [Float], project: PackedMatrix, projectBias: [Float])
     }
 
     let steps: [Step]
@@ -36,6 +39,8 @@ public struct Network: Sendable {
     let outputValue: Int
     var slots: [FeatureMap]
     var scratch: [Float] = []
+    /// The matrix product's packed blocks of its input.
+    var workspace: [Float] = []
     let path: String
 
     /// Builds the network of `model`'s program; `path` names the model in errors.
@@ -104,7 +109,9 @@ public struct Network: Sendable {
                           groups == 1 || groups == weights.shape[0] && weights.shape[1] == 1
                     else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) channels, \(groups) groups") }
                     outChannels = weights.shape[0]
-                    operation = .convolution(weights: weights.values, bias: bias.values, outputs: outChannels, kernel: kernel,
+                    let packed = groups == 1 ? PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0] * kernel.0 * kernel.1) : nil
+                    operation = .convolution(weights: groups == 1 ? [] : weights.values, packed: packed, bias: bias.values,
+                                             outputs: outChannels, kernel: kernel,
                                              stride: stride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
                                              activation: activation)
                 } else {
@@ -113,17 +120,12 @@ public struct Network: Sendable {
                           bias.shape == [weights.shape[1]]
                     else { throw fail("a transposed convolution other than 2x2, stride 2") }
                     outChannels = weights.shape[1]
-                    // ONNX's [in][out][i][j] to [i][j][out][in]: each of the four taps is a matrix.
-                    let ins = inChannels[0]
-                    var rearranged = [Float](repeating: 0, count: weights.values.count)
-                    for c in 0..<ins {
-                        for o in 0..<outChannels {
-                            for tap in 0..<4 {
-                                rearranged[(tap * outChannels + o) * ins + c] = weights.values[(c * outChannels + o) * 4 + tap]
-                            }
-                        }
+                    // ONNX's [in][out][i][j] to four [out][in] matrices, one a tap.
+                    let ins = inChannels[0], outs = outChannels
+                    let taps = (0..<4).map { tap in
+                        PackedMatrix((0..<(outs * ins)).map { weights.values[($0 % ins * outs + $0 / ins) * 4 + tap] }, rows: outs, inner: ins)
                     }
-                    operation = .transposed(weights: rearranged, bias: bias.values, outputs: outChannels, activation: activation)
+                    operation = .transposed(taps: taps, bias: bias.values, outputs: outChannels, activation: activation)
                 }
             case "maxpool":
                 guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1",
@@ -157,28 +159,9 @@ public struct Network: Sendable {
             throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
         }
         let inputChannels = channels[0]
-        // Slots: a value takes a free slot when it is made and frees its inputs' after its
-        // last use; the output's slot is never freed. An output never shares a slot with an
-        // input of its own step.
-        var lastUse = [Int](repeating: -1, count: channels.count)
-        for (index, step) in steps.enumerated() { for input in step.inputs { lastUse[input] = index } }
-        lastUse[output] = steps.count
-        var slotOfValue = [Int](repeating: -1, count: channels.count)
-        var free: [Int] = []
-        var slotCount = 1
-        slotOfValue[0] = 0
-        if lastUse[0] < 0 { free.append(0) }
-        for (index, step) in steps.enumerated() {
-            if let reused = free.popLast() {
-                slotOfValue[step.output] = reused
-            } else {
-                slotOfValue[step.output] = slotCount
-                slotCount += 1
-            }
-            for input in Set(step.inputs) where lastUse[input] == index { free.append(slotOfValue[input]) }
-            if lastUse[step.output] < 0 { free.append(slotOfValue[step.output]) }
-        }
-        self.steps = steps
+        let fused = Self.fused(steps, output: output)
+        let (slotOfValue, slotCount) = Self.slots(for: fused, channels: channels, output: output)
+        self.steps = fused
         self.slotOfValue = slotOfValue
         self.inputChannels = inputChannels
         self.outputValue = output
@@ -206,8 +189,9 @@ public struct Network: Sendable {
     public var slotCount: Int { slots.count }
 
     /// Runs the network on `input` (channels as the first layer expects; height and width
-    /// multiples of 32) and returns its output. `isCancelled` is asked between operations; when
-    /// it says yes the run stops with `NetworkError.cancelled`.
+    /// multiples of 32) and returns its output. `isCancelled` is asked between operations and
+    /// between blocks of a fused one; when it says yes the run stops with
+    /// `NetworkError.cancelled`.
     public mutating func run(_ input: FeatureMap, isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
         guard input.channels == inputChannels, input.height > 0, input.width > 0, input.height % 32 == 0,
               input.width % 32 == 0
@@ -227,30 +211,42 @@ public struct Network: Sendable {
             // be read from theirs without copying (no step writes a slot it reads).
             var output = FeatureMap(channels: 0, height: 0, width: 0)
             swap(&output, &slots[slotOfValue[step.output]])
-            evaluate(step, into: &output)
+            let finished = evaluate(step, into: &output, isCancelled: isCancelled)
             swap(&output, &slots[slotOfValue[step.output]])
+            if !finished { throw .cancelled }
         }
         return slots[slotOfValue[outputValue]]
     }
 
-    private mutating func evaluate(_ step: Step, into output: inout FeatureMap) {
+    /// Runs one step; false when `isCancelled` said yes inside it (a long fused step asks).
+    private mutating func evaluate(_ step: Step, into output: inout FeatureMap, isCancelled: () -> Bool) -> Bool {
         let first = slots[slotOfValue[step.inputs[0]]]
         switch step.operation {
-        case .convolution(let weights, let bias, _, let kernel, let stride, let padding, let groups, let activation):
-            if groups > 1 {
+        case .convolution(let weights, let packed, let bias, _, let kernel, let stride, let padding, let groups, let activation):
+            if let packed {
+                Layers.convolution(first, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
+                                   activation: activation, into: &output, scratch: &scratch, workspace: &workspace)
+            } else if groups > 1 {
                 Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                             activation: activation, into: &output, scratch: &scratch)
             } else {
                 Layers.convolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                    activation: activation, into: &output, scratch: &scratch)
             }
-        case .transposed(let weights, let bias, let outputs, let activation):
-            Layers.transposedConvolution2x2(first, weights: weights, bias: bias, outputs: outputs, activation: activation,
-                                            into: &output, scratch: &scratch)
+        case .transposed(let taps, let bias, _, let activation):
+            Layers.transposedConvolution2x2(first, taps: taps, bias: bias, activation: activation, into: &output,
+                                            scratch: &scratch, workspace: &workspace)
         case .maxPool:
             Layers.maxPool2x2SameUpper(first, into: &output)
         case .concat:
-            Layers.concatenate(step.inputs.map { slots[slotOfValue[$0]] }, into: &output)
+            // Input by input, so a run allocates no array of them.
+            let channels = step.inputs.reduce(0) { $0 + slots[slotOfValue[$1]].channels }
+            output.reshape(channels: channels, height: first.height, width: first.width)
+            var offset = 0
+            for value in step.inputs {
+                Layers.place(slots[slotOfValue[value]], into: &output, at: offset)
+                offset += slots[slotOfValue[value]].count
+            }
         case .add:
             Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: false, into: &output)
         case .multiply:
@@ -259,7 +255,12 @@ public struct Network: Sendable {
             Layers.channelMean(first, into: &output)
         case .resize(let factor):
             Layers.enlarge(first, by: factor, into: &output)
+        case .channelMixer(let expand, let expandBias, let project, let projectBias):
+            return Layers.channelMixer(first, expand: expand, expandBias: expandBias, project: project,
+                                       projectBias: projectBias, into: &output, workspace: &workspace,
+                                       isCancelled: isCancelled)
         }
+        return true
     }
 }
 

@@ -12,30 +12,46 @@ extension Layers {
         if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
     }
 
-    /// A full convolution (one group), any kernel, stride and padding. A 1x1 convolution with
-    /// stride 1 is one matrix product over the input's planes; any other gathers its taps into
-    /// a band of output rows at a time (about a megabyte of columns) and multiplies that.
+    /// A full convolution (one group), any kernel, stride and padding; `weights`
+    /// `[out][in][kh][kw]`. It packs them on every call: `Network` packs once and calls the
+    /// form below.
     public static func convolution(
         _ input: FeatureMap, weights: [Float], bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
         scratch: inout [Float]
     ) {
+        let packed = PackedMatrix(weights, rows: bias.count, inner: input.channels * kernel.0 * kernel.1)
+        var workspace: [Float] = []
+        convolution(input, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
+                    activation: activation, into: &output, scratch: &scratch, workspace: &workspace)
+    }
+
+    /// A full convolution with packed weights. A 1x1 convolution with stride 1 is one matrix
+    /// product over the input's planes; any other gathers its taps into a band of output rows
+    /// at a time (about a megabyte of columns) and multiplies that. `workspace` is the matrix
+    /// product's.
+    static func convolution(
+        _ input: FeatureMap, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
+        scratch: inout [Float], workspace: inout [Float]
+    ) {
         let inner = input.channels * kernel.0 * kernel.1, outputs = bias.count
-        precondition(weights.count == outputs * inner)
+        precondition(weights.inner == inner && weights.rows == outputs)
         let height = (input.height + padding.top + padding.bottom - kernel.0) / stride.0 + 1
         let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
         output.reshape(channels: outputs, height: height, width: width)
         let pointwise = kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
         let band = pointwise ? 0 : max(1, min(height, (1 << 18) / max(1, inner * width)))
         if !pointwise { reserve(&scratch, inner * band * width) }
+        reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
-            weights.withUnsafeBufferPointer { w in
-                bias.withUnsafeBufferPointer { b in
-                    output.storage.withUnsafeMutableBufferPointer { target in
+            bias.withUnsafeBufferPointer { b in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    workspace.withUnsafeMutableBufferPointer { work in
                         if pointwise {
-                            Kernels.multiply(weights: w.baseAddress!, columns: source.baseAddress!, columnStride: plane,
-                                             bias: b.baseAddress!, into: target.baseAddress!, outputStride: plane,
-                                             outputs: outputs, inner: inner, count: plane, activation: activation)
+                            Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
+                                                  bias: b.baseAddress!, activation: activation, output: target.baseAddress!,
+                                                  outputStride: plane, workspace: work.baseAddress!)
                             return
                         }
                         scratch.withUnsafeMutableBufferPointer { columns in
@@ -46,10 +62,10 @@ extension Layers {
                                                width: input.width, kernel: kernel, stride: stride,
                                                padding: (padding.top, padding.left), firstRow: row, rows: rows,
                                                outWidth: width, into: columns.baseAddress!)
-                                Kernels.multiply(weights: w.baseAddress!, columns: columns.baseAddress!,
-                                                 columnStride: rows * width, bias: b.baseAddress!,
-                                                 into: target.baseAddress! + row * width, outputStride: plane,
-                                                 outputs: outputs, inner: inner, count: rows * width, activation: activation)
+                                Kernels.matrixProduct(weights, input: columns.baseAddress!, inputStride: rows * width,
+                                                      columns: rows * width, bias: b.baseAddress!, activation: activation,
+                                                      output: target.baseAddress! + row * width, outputStride: plane,
+                                                      workspace: work.baseAddress!)
                                 row += rows
                             }
                         }
@@ -88,26 +104,43 @@ extension Layers {
     }
 
     /// A transposed convolution with kernel and stride 2x2: each input pixel paints its own
-    /// 2x2 block, `out[o][2y+i][2x+j] = bias[o] + sum_c w[i][j][o][c] * in[c][y][x]`. Each of
-    /// the four taps is one matrix product into the scratch, then spread onto the output.
+    /// 2x2 block, `out[o][2y+i][2x+j] = bias[o] + sum_c w[i][j][o][c] * in[c][y][x]`.
+    /// `weights` are `[i][j][out][in]`; they are packed on every call (`Network` packs once).
     public static func transposedConvolution2x2(
         _ input: FeatureMap, weights: [Float], bias: [Float], outputs: Int, activation: Activation,
         into output: inout FeatureMap, scratch: inout [Float]
     ) {
-        let inner = input.channels, plane = input.planeSize, width = input.width
+        let inner = input.channels
         precondition(weights.count == 4 * outputs * inner && bias.count == outputs)
+        let taps = (0..<4).map { tap in
+            PackedMatrix(Array(weights[(tap * outputs * inner)..<((tap + 1) * outputs * inner)]), rows: outputs, inner: inner)
+        }
+        var workspace: [Float] = []
+        transposedConvolution2x2(input, taps: taps, bias: bias, activation: activation, into: &output, scratch: &scratch,
+                                 workspace: &workspace)
+    }
+
+    /// The same with each tap's `[out][in]` matrix packed. Each tap is one matrix product into
+    /// the scratch, then spread onto the output.
+    static func transposedConvolution2x2(
+        _ input: FeatureMap, taps: [PackedMatrix], bias: [Float], activation: Activation,
+        into output: inout FeatureMap, scratch: inout [Float], workspace: inout [Float]
+    ) {
+        let inner = input.channels, plane = input.planeSize, width = input.width, outputs = bias.count
+        precondition(taps.count == 4 && taps.allSatisfy { $0.rows == outputs && $0.inner == inner })
         output.reshape(channels: outputs, height: input.height * 2, width: width * 2)
         reserve(&scratch, outputs * plane)
+        reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
-            weights.withUnsafeBufferPointer { w in
-                bias.withUnsafeBufferPointer { b in
-                    output.storage.withUnsafeMutableBufferPointer { target in
-                        scratch.withUnsafeMutableBufferPointer { products in
-                            for tap in 0..<4 {
-                                Kernels.multiply(weights: w.baseAddress! + tap * outputs * inner, columns: source.baseAddress!,
-                                                 columnStride: plane, bias: b.baseAddress!, into: products.baseAddress!,
-                                                 outputStride: plane, outputs: outputs, inner: inner, count: plane,
-                                                 activation: activation)
+            bias.withUnsafeBufferPointer { b in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    scratch.withUnsafeMutableBufferPointer { products in
+                        workspace.withUnsafeMutableBufferPointer { work in
+                            for (tap, weights) in taps.enumerated() {
+                                Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
+                                                      bias: b.baseAddress!, activation: activation,
+                                                      output: products.baseAddress!, outputStride: plane,
+                                                      workspace: work.baseAddress!)
                                 let i = tap / 2, j = tap % 2
                                 for o in 0..<outputs {
                                     let from = products.baseAddress! + o * plane
@@ -161,6 +194,17 @@ extension Layers {
                     (target.baseAddress! + offset).update(from: source.baseAddress!, count: input.count)
                 }
                 offset += input.count
+            }
+        }
+    }
+
+    /// Copies `input`'s values into `output` from value `offset` on (one input of a concatenation
+    /// of channels; `output` already has its shape and the same height and width).
+    static func place(_ input: FeatureMap, into output: inout FeatureMap, at offset: Int) {
+        precondition(input.height == output.height && input.width == output.width && offset + input.count <= output.count)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                (target.baseAddress! + offset).update(from: source.baseAddress!, count: input.count)
             }
         }
     }

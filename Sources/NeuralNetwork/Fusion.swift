@@ -1,0 +1,87 @@
+/// Rewrites of a program's steps made when a `Network` is built, so that a run neither
+/// materialises a large value nobody else reads nor passes over memory twice.
+extension Network {
+    /// Fuses each channel mixer, `out = y + conv1x1(gelu(conv1x1(y)))` (the backbone's `C ->
+    /// 2C -> C` with GELU between), into one `.channelMixer` step when the hidden value and the
+    /// product are read by nothing else: it computes the `2C` hidden channels a block of pixels
+    /// at a time, straight into the packed form the second product reads, so the hidden map
+    /// (twice the input's size) is never stored whole.
+    static func fused(_ steps: [Step], output: Int) -> [Step] {
+        var uses: [Int: Int] = [output: 1]
+        for step in steps { for input in step.inputs { uses[input, default: 0] += 1 } }
+        var result: [Step] = []
+        var index = 0
+        while index < steps.count {
+            if index + 2 < steps.count, let mixer = channelMixer(steps[index], steps[index + 1], steps[index + 2], uses: uses) {
+                result.append(mixer)
+                index += 3
+            } else {
+                result.append(steps[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// The fused step of `expand`, `project` and `add`, or nil when they are not a mixer.
+    private static func channelMixer(_ expand: Step, _ project: Step, _ add: Step, uses: [Int: Int]) -> Step? {
+        guard case .convolution(_, let first?, let firstBias, _, (1, 1), (1, 1), (0, 0, 0, 0), 1, .gelu) = expand.operation,
+              case .convolution(_, let second?, let secondBias, _, (1, 1), (1, 1), (0, 0, 0, 0), 1, .none) = project.operation,
+              case .add = add.operation,
+              project.inputs == [expand.output], uses[expand.output] == 1, uses[project.output] == 1,
+              second.rows == first.inner, second.inner == first.rows
+        else { return nil }
+        let residual = expand.inputs[0]
+        guard add.inputs == [residual, project.output] || add.inputs == [project.output, residual] else { return nil }
+        return Step(operation: .channelMixer(expand: first, expandBias: firstBias, project: second, projectBias: secondBias),
+                    inputs: [residual], output: add.output, line: add.line)
+    }
+}
+
+extension Layers {
+    /// `out = y + project(gelu(expand(y)))` (1x1 convolutions plus bias), a block of pixels at
+    /// a time: the block of `y` is packed, the hidden channels are written packed for the
+    /// second product, which adds `y` back as it stores. `isCancelled` is asked before each
+    /// block; the return is false when it said yes (the output is then incomplete).
+    static func channelMixer(
+        _ input: FeatureMap, expand: PackedMatrix, expandBias: [Float], project: PackedMatrix, projectBias: [Float],
+        into output: inout FeatureMap, workspace: inout [Float], isCancelled: () -> Bool
+    ) -> Bool {
+        let channels = input.channels, hidden = expand.rows, plane = input.planeSize
+        precondition(expand.inner == channels && project.inner == hidden && project.rows == channels)
+        output.reshape(channels: channels, height: input.height, width: input.width)
+        let block = Kernels.blockColumns(inner: hidden)
+        let hiddenOffset = block * channels
+        reserve(&workspace, hiddenOffset + block * hidden)
+        return input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                workspace.withUnsafeMutableBufferPointer { work in
+                    expandBias.withUnsafeBufferPointer { firstBias in
+                        projectBias.withUnsafeBufferPointer { secondBias in
+                            let packed = work.baseAddress!, between = work.baseAddress! + hiddenOffset
+                            var first = 0
+                            while first < plane {
+                                if isCancelled() { return false }
+                                let count = min(block, plane - first)
+                                Kernels.pack(source.baseAddress! + first, stride: plane, depth: channels, columns: count,
+                                             into: packed)
+                                Kernels.multiplyPacked(
+                                    expand, packed: packed, columns: count, bias: firstBias.baseAddress!, activation: .gelu,
+                                    residual: nil, residualStride: 0,
+                                    output: Kernels.Destination(base: between, rowStride: Kernels.tileColumns,
+                                                                tileStride: hidden * Kernels.tileColumns))
+                                Kernels.multiplyPacked(
+                                    project, packed: between, columns: count, bias: secondBias.baseAddress!,
+                                    activation: .none, residual: source.baseAddress! + first, residualStride: plane,
+                                    output: Kernels.Destination(base: target.baseAddress! + first, rowStride: plane,
+                                                                tileStride: Kernels.tileColumns))
+                                first += count
+                            }
+                            return true
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
