@@ -1,7 +1,10 @@
 /// Rewrites of a program's steps made when a `Network` is built, so that a run neither
 /// materialises a large value nobody else reads nor passes over memory twice.
 extension Network {
-    /// Fuses each channel mixer, `out = y + conv1x1(gelu(conv1x1(y)))` (the backbone's `C ->
+    /// Fuses each enlargement read only by the sum that follows it into that sum
+    /// (`.addEnlarged`). Drops each concatenation of channels read only by a full convolution, which then
+    /// gathers its taps from the parts (`Layers.convolution(parts:...)`). And fuses each
+    /// channel mixer, `out = y + conv1x1(gelu(conv1x1(y)))` (the backbone's `C ->
     /// 2C -> C` with GELU between), into one `.channelMixer` step when the hidden value and the
     /// product are read by nothing else: it computes the `2C` hidden channels a block of pixels
     /// at a time, straight into the packed form the second product reads, so the hidden map
@@ -15,6 +18,22 @@ extension Network {
             if index + 2 < steps.count, let mixer = channelMixer(steps[index], steps[index + 1], steps[index + 2], uses: uses) {
                 result.append(mixer)
                 index += 3
+            } else if index + 1 < steps.count, case .resize(let factor) = steps[index].operation,
+                      case .add = steps[index + 1].operation, uses[steps[index].output] == 1,
+                      steps[index + 1].inputs.contains(steps[index].output),
+                      let fine = steps[index + 1].inputs.first(where: { $0 != steps[index].output }) {
+                // A sum with an enlarged map reads the small one (an FPN's top-down path).
+                result.append(Step(operation: .addEnlarged(factor: factor), inputs: [fine, steps[index].inputs[0]],
+                                   output: steps[index + 1].output, line: steps[index + 1].line))
+                index += 2
+            } else if index + 1 < steps.count, case .concat = steps[index].operation,
+                      case .convolution(_, _?, _, _, _, _, _, _, _) = steps[index + 1].operation,
+                      steps[index + 1].inputs == [steps[index].output], uses[steps[index].output] == 1 {
+                // A convolution of a concatenation reads the parts where they are.
+                var convolution = steps[index + 1]
+                convolution.inputs = steps[index].inputs
+                result.append(convolution)
+                index += 2
             } else {
                 result.append(steps[index])
                 index += 1

@@ -123,12 +123,30 @@ public enum Kernels {
             for oy in 0..<outHeight {
                 let destination = target + oy * outWidth
                 if stride.1 == 1 {
-                    destination.update(repeating: bias[c], count: outWidth)
-                    for ky in 0..<kernel.0 {
-                        let row = scratch + (oy * stride.0 + ky) * paddedWidth
-                        for kx in 0..<kernel.1 {
-                            Layers.multiplyAdd(k[ky * kernel.1 + kx], row + kx, into: destination, count: outWidth)
+                    // Two vectors of outputs at a time, summed over every tap in registers,
+                    // activated and stored once.
+                    let top = scratch + oy * stride.0 * paddedWidth
+                    var x = 0
+                    while x + 2 * lanes <= outWidth {
+                        var a = Vector(repeating: bias[c]), b = a
+                        for ky in 0..<kernel.0 {
+                            let row = top + ky * paddedWidth + x, taps = k + ky * kernel.1
+                            for kx in 0..<kernel.1 {
+                                a = a.addingProduct(Layers.load(row + kx), taps[kx])
+                                b = b.addingProduct(Layers.load(row + kx + lanes), taps[kx])
+                            }
                         }
+                        Layers.store(activation.apply(a), destination + x)
+                        Layers.store(activation.apply(b), destination + x + lanes)
+                        x += 2 * lanes
+                    }
+                    while x < outWidth {
+                        var sum = bias[c]
+                        for ky in 0..<kernel.0 {
+                            for kx in 0..<kernel.1 { sum += k[ky * kernel.1 + kx] * top[ky * paddedWidth + x + kx] }
+                        }
+                        destination[x] = activation.apply(sum)
+                        x += 1
                     }
                 } else {
                     for ox in 0..<outWidth {
@@ -139,8 +157,8 @@ public enum Kernels {
                         }
                         destination[ox] = sum
                     }
+                    activation.apply(to: destination, count: outWidth)
                 }
-                activation.apply(to: destination, count: outWidth)
             }
             // The rows this channel wrote into the scratch plane; its border stays zero.
             for y in 0..<height {

@@ -7,7 +7,9 @@ extension Network {
     /// shrink it, enlargements grow it), and a value takes the smallest free slot that already
     /// holds it, else the largest free one (which grows least). The memory of a run is then
     /// close to the largest set of values alive at once.
-    static func slots(for steps: [Step], channels: [Int], output: Int) -> (slotOfValue: [Int], count: Int) {
+    /// Returns each value's slot and each slot's floats per input pixel (what `run` reserves
+    /// before the first step, so that no slot grows while others are full).
+    static func slots(for steps: [Step], channels: [Int], output: Int) -> (slotOfValue: [Int], sizes: [Double]) {
         // Each value's floats per input pixel; the first value is the input.
         var size = [Double](repeating: 0, count: channels.count)
         var area = [Double](repeating: 1, count: channels.count)
@@ -46,6 +48,6 @@ extension Network {
             for input in Set(step.inputs) where lastUse[input] == index { free.append(slotOfValue[input]) }
             if lastUse[step.output] < 0 { free.append(slotOfValue[step.output]) }
         }
-        return (slotOfValue, capacity.count)
+        return (slotOfValue, capacity)
     }
 }

@@ -29,6 +29,8 @@ public struct Network: Sendable {
         case multiply
         case mean
         case resize(factor: Int)
+        /// `a + resize(b)` (nearest, by `factor`), fused from two lines (`Fusion.swift`).
+        case addEnlarged(factor: Int)
         /// `y + project(gelu(expand(y)))`, fused from three lines (`Fusion.swift`).
         case channelMixer(expand: PackedMatrix, expandBias: [Float], project: PackedMatrix, projectBias: [Float])
     }
@@ -38,6 +40,8 @@ public struct Network: Sendable {
     let inputChannels: Int
     let outputValue: Int
     var slots: [FeatureMap]
+    /// Each slot's floats per input pixel (`MemoryPlan.swift`).
+    let slotSizes: [Double]
     var scratch: [Float] = []
     /// The matrix product's packed blocks of its input.
     var workspace: [Float] = []
@@ -160,12 +164,13 @@ public struct Network: Sendable {
         }
         let inputChannels = channels[0]
         let fused = Self.fused(steps, output: output)
-        let (slotOfValue, slotCount) = Self.slots(for: fused, channels: channels, output: output)
+        let (slotOfValue, slotSizes) = Self.slots(for: fused, channels: channels, output: output)
         self.steps = fused
         self.slotOfValue = slotOfValue
         self.inputChannels = inputChannels
         self.outputValue = output
-        self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotCount)
+        self.slotSizes = slotSizes
+        self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotSizes.count)
         _ = tensors
     }
 
@@ -199,6 +204,9 @@ public struct Network: Sendable {
             throw .badInput("\(path): a \(input.channels) x \(input.height) x \(input.width) input; "
                 + "the network takes \(inputChannels) channels, height and width multiples of 32")
         }
+        for (slot, size) in slotSizes.enumerated() {
+            slots[slot].reserve(Int((size * Double(input.planeSize)).rounded(.up)))
+        }
         slots[0].reshape(channels: input.channels, height: input.height, width: input.width)
         slots[0].storage.withUnsafeMutableBufferPointer { target in
             input.storage.withUnsafeBufferPointer { source in
@@ -224,8 +232,15 @@ public struct Network: Sendable {
         switch step.operation {
         case .convolution(let weights, let packed, let bias, _, let kernel, let stride, let padding, let groups, let activation):
             if let packed {
-                Layers.convolution(first, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
-                                   activation: activation, into: &output, scratch: &scratch, workspace: &workspace)
+                // The buffers are taken out of `self` so the closure may read the slots.
+                var scratch: [Float] = [], workspace: [Float] = []
+                swap(&scratch, &self.scratch)
+                swap(&workspace, &self.workspace)
+                Layers.convolution(parts: step.inputs.count, { slots[slotOfValue[step.inputs[$0]]] }, weights: packed,
+                                   bias: bias, kernel: kernel, stride: stride, padding: padding, activation: activation,
+                                   into: &output, scratch: &scratch, workspace: &workspace)
+                swap(&scratch, &self.scratch)
+                swap(&workspace, &self.workspace)
             } else if groups > 1 {
                 Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                             activation: activation, into: &output, scratch: &scratch)
@@ -255,6 +270,8 @@ public struct Network: Sendable {
             Layers.channelMean(first, into: &output)
         case .resize(let factor):
             Layers.enlarge(first, by: factor, into: &output)
+        case .addEnlarged(let factor):
+            Layers.addEnlarged(first, slots[slotOfValue[step.inputs[1]]], by: factor, into: &output)
         case .channelMixer(let expand, let expandBias, let project, let projectBias):
             return Layers.channelMixer(first, expand: expand, expandBias: expandBias, project: project,
                                        projectBias: projectBias, into: &output, workspace: &workspace,

@@ -22,25 +22,28 @@ extension Layers {
     ) {
         let packed = PackedMatrix(weights, rows: bias.count, inner: input.channels * kernel.0 * kernel.1)
         var workspace: [Float] = []
-        convolution(input, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
+        convolution(parts: 1, { _ in input }, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
                     activation: activation, into: &output, scratch: &scratch, workspace: &workspace)
     }
 
-    /// A full convolution with packed weights. A 1x1 convolution with stride 1 is one matrix
-    /// product over the input's planes; any other gathers its taps into a band of output rows
-    /// at a time (about a megabyte of columns) and multiplies that. `workspace` is the matrix
-    /// product's.
+    /// A full convolution with packed weights of the channels of `parts` maps of one size, one
+    /// after another (a concatenation that is never stored: `Fusion.swift`). A 1x1 convolution
+    /// with stride 1 of one map is one matrix product over its planes; any other gathers its
+    /// taps into a band of output rows at a time (about a megabyte of columns), each part into
+    /// its own rows, and multiplies that. `workspace` is the matrix product's.
     static func convolution(
-        _ input: FeatureMap, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
+        parts: Int, _ part: (Int) -> FeatureMap, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
         scratch: inout [Float], workspace: inout [Float]
     ) {
-        let inner = input.channels * kernel.0 * kernel.1, outputs = bias.count
+        let input = part(0)
+        let channels = (0..<parts).reduce(0) { $0 + part($1).channels }
+        let inner = channels * kernel.0 * kernel.1, outputs = bias.count
         precondition(weights.inner == inner && weights.rows == outputs)
         let height = (input.height + padding.top + padding.bottom - kernel.0) / stride.0 + 1
         let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
         output.reshape(channels: outputs, height: height, width: width)
-        let pointwise = kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
+        let pointwise = parts == 1 && kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
         let band = pointwise ? 0 : max(1, min(height, (1 << 18) / max(1, inner * width)))
         if !pointwise { reserve(&scratch, inner * band * width) }
         reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
@@ -58,10 +61,19 @@ extension Layers {
                             var row = 0
                             while row < height {
                                 let rows = min(band, height - row)
-                                Kernels.gather(source.baseAddress!, channels: input.channels, height: input.height,
-                                               width: input.width, kernel: kernel, stride: stride,
-                                               padding: (padding.top, padding.left), firstRow: row, rows: rows,
-                                               outWidth: width, into: columns.baseAddress!)
+                                var first = 0
+                                for index in 0..<parts {
+                                    let map = part(index)
+                                    precondition(map.height == input.height && map.width == input.width)
+                                    map.storage.withUnsafeBufferPointer { plane in
+                                        Kernels.gather(plane.baseAddress!, channels: map.channels, height: map.height,
+                                                       width: map.width, kernel: kernel, stride: stride,
+                                                       padding: (padding.top, padding.left), firstRow: row, rows: rows,
+                                                       outWidth: width,
+                                                       into: columns.baseAddress! + first * kernel.0 * kernel.1 * rows * width)
+                                    }
+                                    first += map.channels
+                                }
                                 Kernels.matrixProduct(weights, input: columns.baseAddress!, inputStride: rows * width,
                                                       columns: rows * width, bias: b.baseAddress!, activation: activation,
                                                       output: target.baseAddress! + row * width, outputStride: plane,
@@ -262,6 +274,31 @@ extension Layers {
         }
     }
 
+    /// `fine + coarse` enlarged by `factor` (nearest neighbour), without storing the enlarged map.
+    static func addEnlarged(_ fine: FeatureMap, _ coarse: FeatureMap, by factor: Int, into output: inout FeatureMap) {
+        precondition(fine.channels == coarse.channels && fine.height == coarse.height * factor
+            && fine.width == coarse.width * factor)
+        let width = fine.width, coarseWidth = coarse.width
+        output.reshape(channels: fine.channels, height: fine.height, width: width)
+        fine.storage.withUnsafeBufferPointer { a in
+            coarse.storage.withUnsafeBufferPointer { b in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    for c in 0..<fine.channels {
+                        for y in 0..<fine.height {
+                            let line = (c * fine.height + y) * width
+                            let row = b.baseAddress! + (c * coarse.height + y / factor) * coarseWidth
+                            let from = a.baseAddress! + line, to = target.baseAddress! + line
+                            for x in 0..<coarseWidth {
+                                let value = row[x]
+                                for copy in 0..<factor { to[x * factor + copy] = from[x * factor + copy] + value }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Nearest-neighbour enlargement by a whole factor: each value covers a `factor x factor`
     /// block (ONNX `Resize`, nearest, asymmetric, floor).
     public static func enlarge(_ input: FeatureMap, by factor: Int, into output: inout FeatureMap) {
@@ -273,7 +310,10 @@ extension Layers {
                     for y in 0..<input.height {
                         let row = source.baseAddress! + (c * input.height + y) * width
                         let first = target.baseAddress! + (c * input.height * factor + y * factor) * outWidth
-                        for x in 0..<outWidth { first[x] = row[x / factor] }
+                        for x in 0..<width {
+                            let value = row[x]
+                            for copy in 0..<factor { first[x * factor + copy] = value }
+                        }
                         for copy in 1..<factor { (first + copy * outWidth).update(from: first, count: outWidth) }
                     }
                 }
