@@ -90,10 +90,14 @@ public enum Kernels {
                             if last > first { (strip + first).update(from: line + first + kx - padding.left, count: last - first) }
                             if last < outWidth { (strip + max(last, 0)).update(repeating: 0, count: outWidth - max(last, 0)) }
                         } else {
-                            for x in 0..<outWidth {
-                                let sx = x * stride.1 + kx - padding.left
-                                strip[x] = sx >= 0 && sx < width ? line[sx] : 0
-                            }
+                            // Zero before the first column inside the input and after the last.
+                            let shift = kx - padding.left
+                            let first = min(outWidth, max(0, (stride.1 - 1 - shift) / stride.1))
+                            let last = width - 1 - shift < 0 ? first
+                                : max(first, min(outWidth, (width - 1 - shift) / stride.1 + 1))
+                            strip.update(repeating: 0, count: first)
+                            for x in first..<last { strip[x] = line[x * stride.1 + shift] }
+                            (strip + last).update(repeating: 0, count: outWidth - last)
                         }
                     }
                 }
@@ -140,13 +144,26 @@ public enum Kernels {
                         Layers.store(activation.apply(b), destination + x + lanes)
                         x += 2 * lanes
                     }
+                    // The rest: vectors, the last one overlapping the ones before (it writes the
+                    // same values again), or single pixels in a row narrower than a vector.
                     while x < outWidth {
-                        var sum = bias[c]
-                        for ky in 0..<kernel.0 {
-                            for kx in 0..<kernel.1 { sum += k[ky * kernel.1 + kx] * top[ky * paddedWidth + x + kx] }
+                        if outWidth >= lanes {
+                            let at = min(x, outWidth - lanes)
+                            var a = Vector(repeating: bias[c])
+                            for ky in 0..<kernel.0 {
+                                let row = top + ky * paddedWidth + at, taps = k + ky * kernel.1
+                                for kx in 0..<kernel.1 { a = a.addingProduct(Layers.load(row + kx), taps[kx]) }
+                            }
+                            Layers.store(activation.apply(a), destination + at)
+                            x = at + lanes
+                        } else {
+                            var sum = bias[c]
+                            for ky in 0..<kernel.0 {
+                                for kx in 0..<kernel.1 { sum += k[ky * kernel.1 + kx] * top[ky * paddedWidth + x + kx] }
+                            }
+                            destination[x] = activation.apply(sum)
+                            x += 1
                         }
-                        destination[x] = activation.apply(sum)
-                        x += 1
                     }
                 } else {
                     for ox in 0..<outWidth {
