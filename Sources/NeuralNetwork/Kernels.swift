@@ -62,42 +62,37 @@ public enum Kernels {
     public typealias Vector = Layers.Vector
     static let lanes = Vector.scalarCount
 
-    /// Gathers the input taps of output rows `firstRow..<firstRow + rows` of a convolution
-    /// into `columns[(c * kh + ky) * kw + kx][r * outWidth + x]`, zero outside the input.
-    public static func gather(
+    /// Gathers the taps of output row `row`, columns `firstColumn..<firstColumn + columns`, of
+    /// a convolution straight into the matrix product's packed tiles `[tile][k][16]` of depth
+    /// `depth`: tap `(c, ky, kx)` is row `firstRow + (c * kh + ky) * kw + kx`, zero outside the
+    /// input and past the last column.
+    static func gatherPacked(
         _ input: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
         kernel: (Int, Int), stride: (Int, Int), padding: (top: Int, left: Int),
-        firstRow: Int, rows: Int, outWidth: Int, into columns: UnsafeMutablePointer<Float>
+        row: Int, firstColumn: Int, columns: Int, depth: Int, firstRow: Int, into packed: UnsafeMutablePointer<Float>
     ) {
-        let n = rows * outWidth
+        let tiles = (columns + tileColumns - 1) / tileColumns
         for c in 0..<channels {
             let plane = input + c * height * width
             for ky in 0..<kernel.0 {
+                let y = row * stride.0 + ky - padding.top
                 for kx in 0..<kernel.1 {
-                    let row = columns + ((c * kernel.0 + ky) * kernel.1 + kx) * n
-                    for r in 0..<rows {
-                        let y = (firstRow + r) * stride.0 + ky - padding.top
-                        let strip = row + r * outWidth
+                    let k = firstRow + (c * kernel.0 + ky) * kernel.1 + kx, shift = kx - padding.left
+                    for tile in 0..<tiles {
+                        let target = packed + (tile * depth + k) * tileColumns
                         guard y >= 0 && y < height else {
-                            strip.update(repeating: 0, count: outWidth)
+                            target.update(repeating: 0, count: tileColumns)
                             continue
                         }
-                        let line = plane + y * width
-                        if stride.1 == 1 {
-                            // Contiguous: the in-range part is one copy.
-                            let first = max(0, padding.left - kx), last = min(outWidth, width + padding.left - kx)
-                            if first > 0 { strip.update(repeating: 0, count: min(first, outWidth)) }
-                            if last > first { (strip + first).update(from: line + first + kx - padding.left, count: last - first) }
-                            if last < outWidth { (strip + max(last, 0)).update(repeating: 0, count: outWidth - max(last, 0)) }
+                        let line = plane + y * width, x = firstColumn + tile * tileColumns
+                        let count = min(tileColumns, columns - tile * tileColumns), start = x * stride.1 + shift
+                        if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns <= width {
+                            Layers.store(Layers.load(line + start), target)
                         } else {
-                            // Zero before the first column inside the input and after the last.
-                            let shift = kx - padding.left
-                            let first = min(outWidth, max(0, (stride.1 - 1 - shift) / stride.1))
-                            let last = width - 1 - shift < 0 ? first
-                                : max(first, min(outWidth, (width - 1 - shift) / stride.1 + 1))
-                            strip.update(repeating: 0, count: first)
-                            for x in first..<last { strip[x] = line[x * stride.1 + shift] }
-                            (strip + last).update(repeating: 0, count: outWidth - last)
+                            for lane in 0..<tileColumns {
+                                let sx = start + lane * stride.1
+                                target[lane] = lane < count && sx >= 0 && sx < width ? line[sx] : 0
+                            }
                         }
                     }
                 }

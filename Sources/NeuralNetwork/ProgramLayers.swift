@@ -29,8 +29,9 @@ extension Layers {
     /// A full convolution with packed weights of the channels of `parts` maps of one size, one
     /// after another (a concatenation that is never stored: `Fusion.swift`). A 1x1 convolution
     /// with stride 1 of one map is one matrix product over its planes; any other gathers its
-    /// taps into a band of output rows at a time (about a megabyte of columns), each part into
-    /// its own rows, and multiplies that. `workspace` is the matrix product's.
+    /// taps, a block of an output row's pixels at a time, each part into its own rows, straight
+    /// into the matrix product's packed tiles (`workspace`), and multiplies them. `scratch` is
+    /// not used.
     static func convolution(
         parts: Int, _ part: (Int) -> FeatureMap, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
@@ -44,8 +45,6 @@ extension Layers {
         let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
         output.reshape(channels: outputs, height: height, width: width)
         let pointwise = parts == 1 && kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
-        let band = pointwise ? 0 : max(1, min(height, (1 << 18) / max(1, inner * width)))
-        if !pointwise { reserve(&scratch, inner * band * width) }
         reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
             bias.withUnsafeBufferPointer { b in
@@ -57,28 +56,32 @@ extension Layers {
                                                   outputStride: plane, workspace: work.baseAddress!)
                             return
                         }
-                        scratch.withUnsafeMutableBufferPointer { columns in
-                            var row = 0
-                            while row < height {
-                                let rows = min(band, height - row)
+                        // A block of one output row's columns at a time, gathered straight into
+                        // the tiles the micro-kernel reads.
+                        let block = Kernels.blockColumns(inner: inner)
+                        for row in 0..<height {
+                            var column = 0
+                            while column < width {
+                                let count = min(block, width - column)
                                 var first = 0
                                 for index in 0..<parts {
                                     let map = part(index)
                                     precondition(map.height == input.height && map.width == input.width)
                                     map.storage.withUnsafeBufferPointer { plane in
-                                        Kernels.gather(plane.baseAddress!, channels: map.channels, height: map.height,
-                                                       width: map.width, kernel: kernel, stride: stride,
-                                                       padding: (padding.top, padding.left), firstRow: row, rows: rows,
-                                                       outWidth: width,
-                                                       into: columns.baseAddress! + first * kernel.0 * kernel.1 * rows * width)
+                                        Kernels.gatherPacked(plane.baseAddress!, channels: map.channels, height: map.height,
+                                                             width: map.width, kernel: kernel, stride: stride,
+                                                             padding: (padding.top, padding.left), row: row,
+                                                             firstColumn: column, columns: count, depth: inner,
+                                                             firstRow: first * kernel.0 * kernel.1, into: work.baseAddress!)
                                     }
                                     first += map.channels
                                 }
-                                Kernels.matrixProduct(weights, input: columns.baseAddress!, inputStride: rows * width,
-                                                      columns: rows * width, bias: b.baseAddress!, activation: activation,
-                                                      output: target.baseAddress! + row * width, outputStride: plane,
-                                                      workspace: work.baseAddress!)
-                                row += rows
+                                Kernels.multiplyPacked(
+                                    weights, packed: work.baseAddress!, columns: count, bias: b.baseAddress!,
+                                    activation: activation, residual: nil, residualStride: 0,
+                                    output: Kernels.Destination(base: target.baseAddress! + row * width + column,
+                                                                rowStride: plane, tileStride: Kernels.tileColumns))
+                                column += count
                             }
                         }
                     }
