@@ -88,6 +88,10 @@ public enum Kernels {
                         let count = min(tileColumns, columns - tile * tileColumns), start = x * stride.1 + shift
                         if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns <= width {
                             Layers.store(Layers.load(line + start), target)
+                        } else if stride.1 == 2 && count == tileColumns && start >= 0 && start + 2 * tileColumns <= width {
+                            // Every other value of 32: the even lanes.
+                            let pair = UnsafeRawPointer(line + start).loadUnaligned(as: SIMD32<Float>.self)
+                            Layers.store(pair.evenHalf, target)
                         } else {
                             for lane in 0..<tileColumns {
                                 let sx = start + lane * stride.1
