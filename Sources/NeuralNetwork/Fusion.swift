@@ -3,7 +3,8 @@
 extension Network {
     /// Fuses each enlargement read only by the sum that follows it into that sum
     /// (`.addEnlarged`). Drops each concatenation of channels read only by a full convolution, which then
-    /// gathers its taps from the parts (`Layers.convolution(parts:...)`). And fuses each
+    /// gathers its taps from the parts (`Layers.convolution(parts:...)`), through the max pool
+    /// of a part that is one. And fuses each
     /// channel mixer, `out = y + conv1x1(gelu(conv1x1(y)))` (the backbone's `C ->
     /// 2C -> C` with GELU between), into one `.channelMixer` step when the hidden value and the
     /// product are read by nothing else: it computes the `2C` hidden channels a block of pixels
@@ -29,9 +30,17 @@ extension Network {
             } else if index + 1 < steps.count, case .concat = steps[index].operation,
                       case .convolution(_, _?, _, _, _, _, _, _, _) = steps[index + 1].operation,
                       steps[index + 1].inputs == [steps[index].output], uses[steps[index].output] == 1 {
-                // A convolution of a concatenation reads the parts where they are.
+                // A convolution of a concatenation reads the parts where they are, and a part
+                // that is a max pool read by nothing else through the pool from its input.
                 var convolution = steps[index + 1]
                 convolution.inputs = steps[index].inputs
+                for (position, part) in convolution.inputs.enumerated() where uses[part] == 1 {
+                    guard let made = result.lastIndex(where: { $0.output == part }), case .maxPool = result[made].operation
+                    else { continue }
+                    convolution.inputs[position] = result[made].inputs[0]
+                    convolution.pooled.insert(position)
+                    result.remove(at: made)
+                }
                 result.append(convolution)
                 index += 2
             } else {

@@ -65,11 +65,13 @@ public enum Kernels {
     /// Gathers the taps of output row `row`, columns `firstColumn..<firstColumn + columns`, of
     /// a convolution straight into the matrix product's packed tiles `[tile][k][16]` of depth
     /// `depth`: tap `(c, ky, kx)` is row `firstRow + (c * kh + ky) * kw + kx`, zero outside the
-    /// input and past the last column.
+    /// input and past the last column. A `pooled` input is read through a 2x2 max pool of
+    /// stride 1, `SAME_UPPER` (each value the largest of it and its right and lower neighbours).
     static func gatherPacked(
         _ input: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
         kernel: (Int, Int), stride: (Int, Int), padding: (top: Int, left: Int),
-        row: Int, firstColumn: Int, columns: Int, depth: Int, firstRow: Int, into packed: UnsafeMutablePointer<Float>
+        row: Int, firstColumn: Int, columns: Int, depth: Int, pooled: Bool = false, firstRow: Int,
+        into packed: UnsafeMutablePointer<Float>
     ) {
         let tiles = (columns + tileColumns - 1) / tileColumns
         for c in 0..<channels {
@@ -86,7 +88,20 @@ public enum Kernels {
                         }
                         let line = plane + y * width, x = firstColumn + tile * tileColumns
                         let count = min(tileColumns, columns - tile * tileColumns), start = x * stride.1 + shift
-                        if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns <= width {
+                        if pooled {
+                            // The 2x2 window's bottom row and right column, clamped: past the
+                            // edge the window is what is left of it.
+                            let below = y + 1 < height ? line + width : line
+                            for lane in 0..<tileColumns {
+                                let sx = start + lane * stride.1
+                                guard lane < count && sx >= 0 && sx < width else {
+                                    target[lane] = 0
+                                    continue
+                                }
+                                let right = min(sx + 1, width - 1)
+                                target[lane] = max(max(line[sx], line[right]), max(below[sx], below[right]))
+                            }
+                        } else if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns <= width {
                             Layers.store(Layers.load(line + start), target)
                         } else if stride.1 == 2 && count == tileColumns && start >= 0 && start + 2 * tileColumns <= width {
                             // Every other value of 32: the even lanes.

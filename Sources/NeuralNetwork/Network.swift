@@ -13,6 +13,8 @@ public struct Network: Sendable {
         var inputs: [Int]
         var output: Int
         var line: Int
+        /// Inputs a convolution reads through a 2x2 max pool (`Fusion.swift`), by position.
+        var pooled: Set<Int> = []
     }
 
     enum Operation: Sendable {
@@ -236,7 +238,8 @@ public struct Network: Sendable {
                 var scratch: [Float] = [], workspace: [Float] = []
                 swap(&scratch, &self.scratch)
                 swap(&workspace, &self.workspace)
-                Layers.convolution(parts: step.inputs.count, { slots[slotOfValue[step.inputs[$0]]] }, weights: packed,
+                Layers.convolution(parts: step.inputs.count, { slots[slotOfValue[step.inputs[$0]]] },
+                                   pooled: { step.pooled.contains($0) }, weights: packed,
                                    bias: bias, kernel: kernel, stride: stride, padding: padding, activation: activation,
                                    into: &output, scratch: &scratch, workspace: &workspace)
                 swap(&scratch, &self.scratch)

@@ -27,13 +27,14 @@ extension Layers {
     }
 
     /// A full convolution with packed weights of the channels of `parts` maps of one size, one
-    /// after another (a concatenation that is never stored: `Fusion.swift`). A 1x1 convolution
+    /// after another (a concatenation that is never stored: `Fusion.swift`); a part that is
+    /// `pooled` is read through a 2x2 max pool of stride 1 (`maxPool2x2SameUpper`). A 1x1 convolution
     /// with stride 1 of one map is one matrix product over its planes; any other gathers its
     /// taps, a block of an output row's pixels at a time, each part into its own rows, straight
     /// into the matrix product's packed tiles (`workspace`), and multiplies them. `scratch` is
     /// not used.
     static func convolution(
-        parts: Int, _ part: (Int) -> FeatureMap, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
+        parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool = { _ in false }, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
         scratch: inout [Float], workspace: inout [Float]
     ) {
@@ -72,6 +73,7 @@ extension Layers {
                                                              width: map.width, kernel: kernel, stride: stride,
                                                              padding: (padding.top, padding.left), row: row,
                                                              firstColumn: column, columns: count, depth: inner,
+                                                             pooled: pooled(index),
                                                              firstRow: first * kernel.0 * kernel.1, into: work.baseAddress!)
                                     }
                                     first += map.channels
