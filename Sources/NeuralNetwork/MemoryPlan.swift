@@ -1,12 +1,9 @@
 /// Which slot (a feature map kept from run to run) each value of a program lives in.
 extension Network {
-    /// Assigns slots: a value takes a free slot when it is made and frees its inputs' after
-    /// their last use; the output's slot is never freed, and an output never shares a slot with
-    /// an input of its own step. A slot keeps the largest map it ever held, so the choice is by
-    /// size: each value's size relative to the input's pixels is known from the program (strides
-    /// shrink it, enlargements grow it), and a value takes the smallest free slot that already
-    /// holds it, else the largest free one (which grows least). The memory of a run is then
-    /// close to the largest set of values alive at once.
+    /// Assigns slots to values whose lives do not overlap (an output's overlaps its step's
+    /// inputs', so they never share one), largest value first. Each value's size relative to
+    /// the input's pixels follows from the program (strides shrink it, enlargements grow it), so
+    /// the slots' total is close to the largest set of values alive at once.
     /// Returns each value's slot and each slot's floats per input pixel (what `run` reserves
     /// before the first step, so that no slot grows while others are full).
     static func slots(for steps: [Step], channels: [Int], output: Int) -> (slotOfValue: [Int], sizes: [Double]) {
@@ -25,28 +22,32 @@ extension Network {
             }
             size[step.output] = area[step.output] * Double(channels[step.output])
         }
+        // Each value lives from the step that makes it to its last use (the input from before
+        // the first step; the output to the end). Largest first, each value takes the first
+        // slot none of whose values lives at the same time, else a new one: a slot's size is
+        // that of its first, largest value.
+        var made = [Int](repeating: -1, count: channels.count)
         var lastUse = [Int](repeating: -1, count: channels.count)
-        for (index, step) in steps.enumerated() { for input in step.inputs { lastUse[input] = index } }
-        lastUse[output] = steps.count
-        var slotOfValue = [Int](repeating: -1, count: channels.count)
-        var capacity: [Double] = [size[0]]
-        var free: [Int] = []
-        slotOfValue[0] = 0
-        if lastUse[0] < 0 { free.append(0) }
         for (index, step) in steps.enumerated() {
-            let needed = size[step.output]
-            let fitting = free.filter { capacity[$0] >= needed }.min { capacity[$0] < capacity[$1] }
-            let chosen = fitting ?? free.max { capacity[$0] < capacity[$1] }
-            if let chosen {
-                free.removeAll { $0 == chosen }
-                slotOfValue[step.output] = chosen
-                capacity[chosen] = max(capacity[chosen], needed)
+            made[step.output] = index
+            lastUse[step.output] = index
+            for input in step.inputs { lastUse[input] = index }
+        }
+        lastUse[output] = steps.count
+        let values = [0] + steps.map(\.output)
+        var slotOfValue = [Int](repeating: -1, count: channels.count)
+        var capacity: [Double] = []
+        var residents: [[Int]] = []
+        for value in values.sorted(by: { size[$0] > size[$1] || size[$0] == size[$1] && $0 < $1 }) {
+            let overlaps = { (other: Int) in made[value] <= lastUse[other] && made[other] <= lastUse[value] }
+            if let slot = residents.firstIndex(where: { !$0.contains(where: overlaps) }) {
+                residents[slot].append(value)
+                slotOfValue[value] = slot
             } else {
-                slotOfValue[step.output] = capacity.count
-                capacity.append(needed)
+                slotOfValue[value] = capacity.count
+                capacity.append(size[value])
+                residents.append([value])
             }
-            for input in Set(step.inputs) where lastUse[input] == index { free.append(slotOfValue[input]) }
-            if lastUse[step.output] < 0 { free.append(slotOfValue[step.output]) }
         }
         return (slotOfValue, capacity)
     }

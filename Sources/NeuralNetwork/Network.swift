@@ -209,8 +209,8 @@ public struct Network: Sendable {
         for (slot, size) in slotSizes.enumerated() {
             slots[slot].reserve(Int((size * Double(input.planeSize)).rounded(.up)))
         }
-        slots[0].reshape(channels: input.channels, height: input.height, width: input.width)
-        slots[0].storage.withUnsafeMutableBufferPointer { target in
+        slots[slotOfValue[0]].reshape(channels: input.channels, height: input.height, width: input.width)
+        slots[slotOfValue[0]].storage.withUnsafeMutableBufferPointer { target in
             input.storage.withUnsafeBufferPointer { source in
                 target.baseAddress!.update(from: source.baseAddress!, count: input.count)
             }
