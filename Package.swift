@@ -141,6 +141,10 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "NeuralBench", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"],
+            path: "bench/neural/NeuralBench", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "ImageBench", dependencies: ["GlossImaging"],
             path: "bench/images/ImageBench", swiftSettings: swiftSettings
         ),

@@ -43,7 +43,14 @@ public struct FeatureMap: Sendable {
         self.channels = channels
         self.height = height
         self.width = width
-        let needed = channels * height * width
-        if storage.count < needed { storage = [Float](repeating: 0, count: needed) }
+        reserve(channels * height * width)
+    }
+
+    /// Grows the storage to at least `count` values (contents undefined). The old storage is
+    /// let go before the new is made, so the two are never held at once.
+    public mutating func reserve(_ count: Int) {
+        guard storage.count < count else { return }
+        storage = []
+        storage = [Float](repeating: 0, count: count)
     }
 }

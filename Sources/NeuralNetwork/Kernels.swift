@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What a layer applies to each of its outputs after the bias.
 public enum Activation: Sendable, Equatable {
     case none
@@ -16,48 +12,54 @@ public enum Activation: Sendable, Equatable {
     /// `x * clip(x + 3, 0, 6) / 6`.
     case hardSwish
 
-    /// Whether it is applied in the vector registers, as the sums are stored.
-    var isInline: Bool {
-        switch self {
-        case .none, .relu, .hardSigmoid, .hardSwish: true
-        case .sigmoid, .gelu, .swish: false
-        }
-    }
-
+    /// The activation of a vector of sums, in the registers (`VectorMath`), so a kernel
+    /// applies it as it stores them.
     @inline(__always)
     func apply(_ v: Layers.Vector) -> Layers.Vector {
         switch self {
-        case .relu: return pointwiseMax(v, Layers.Vector())
+        case .none: return v
+        case .relu: return Layers.maximum(v, Layers.Vector())
         case .hardSigmoid(let alpha, let beta):
-            return pointwiseMin(pointwiseMax(v * alpha + beta, Layers.Vector()), Layers.Vector(repeating: 1))
+            return Layers.minimum(Layers.maximum(v * alpha + beta, Layers.Vector()), Layers.Vector(repeating: 1))
+        case .sigmoid: return VectorMath.sigmoid(v)
+        case .gelu: return VectorMath.gelu(v)
+        case .swish: return v * VectorMath.sigmoid(v)
         case .hardSwish:
-            return v * pointwiseMin(pointwiseMax(v + 3, Layers.Vector()), Layers.Vector(repeating: 6)) / 6
-        default: return v
+            return v * Layers.minimum(Layers.maximum(v + 3, Layers.Vector()), Layers.Vector(repeating: 6)) * (1 / 6 as Float)
         }
     }
 
+    /// The same for one value (a tail shorter than a vector), with the same approximations,
+    /// so a value does not depend on where in a row it falls.
     @inline(__always)
     func apply(_ x: Float) -> Float {
         switch self {
         case .none: return x
         case .relu: return max(x, 0)
         case .hardSigmoid(let alpha, let beta): return min(max(alpha * x + beta, 0), 1)
-        case .sigmoid: return 1 / (1 + expf(-x))
-        case .gelu: return 0.5 * x * (1 + erff(x * 0.707_106_781_186_547_5))
-        case .swish: return x / (1 + expf(-x))
-        case .hardSwish: return x * min(max(x + 3, 0), 6) / 6
+        case .sigmoid, .gelu, .swish, .hardSwish: return apply(Layers.Vector(repeating: x))[0]
         }
     }
 
-    /// Applies an activation the registers did not, to `count` stored values.
-    func applyAfter(_ values: UnsafeMutablePointer<Float>, count: Int) {
-        guard !isInline else { return }
-        for index in 0..<count { values[index] = apply(values[index]) }
+    /// Applies the activation to `count` stored values, a vector at a time.
+    func apply(to values: UnsafeMutablePointer<Float>, count: Int) {
+        guard self != .none else { return }
+        var index = 0
+        while index + Layers.lanes <= count {
+            let raw = UnsafeMutableRawPointer(values + index)
+            raw.storeBytes(of: apply(raw.loadUnaligned(as: Layers.Vector.self)), as: Layers.Vector.self)
+            index += Layers.lanes
+        }
+        while index < count {
+            values[index] = apply(values[index])
+            index += 1
+        }
     }
 }
 
-/// The generic kernels a program's layers run on: a blocked matrix product (1x1 convolutions,
-/// convolutions through a strip of gathered columns, transposed convolutions), depthwise
+/// The generic kernels a program's layers run on: a blocked, packed matrix product
+/// (`MatrixProduct.swift`: 1x1 convolutions, convolutions through a strip of gathered columns,
+/// transposed convolutions, linear layers), depthwise
 /// convolutions of any size, and the element-wise operations between them. Each works on raw
 /// planes the caller owns; none allocates.
 public enum Kernels {
@@ -65,8 +67,10 @@ public enum Kernels {
     static let lanes = Vector.scalarCount
 
     /// `out[o][p] = act(bias[o] + sum_k weights[o][k] * columns[k][p])` for `o < outputs`,
-    /// `p < count`; rows of `columns` are `columnStride` apart, rows of `out` `outputStride`.
-    /// Four outputs are summed at once in registers, so each column vector loaded serves four.
+    /// `p < count`, with neither side packed: for products whose both sides change from run to
+    /// run (attention's scores and values) and are too small to repay packing. Rows of
+    /// `columns` are `columnStride` apart, rows of `out` `outputStride`; four outputs are
+    /// summed at once in registers, so each column vector loaded serves four.
     public static func multiply(
         weights: UnsafePointer<Float>, columns: UnsafePointer<Float>, columnStride: Int, bias: UnsafePointer<Float>,
         into out: UnsafeMutablePointer<Float>, outputStride: Int, outputs: Int, inner: Int, count: Int,
@@ -109,52 +113,67 @@ public enum Kernels {
             }
             p += lanes
         }
-        // The last pixels, fewer than a vector (or a whole 1x1 map).
+        // The last columns, fewer than a vector.
         while p < count {
             for o in 0..<outputs {
                 let w = weights + o * inner
                 var sum = bias[o]
                 for k in 0..<inner { sum += columns[k * columnStride + p] * w[k] }
-                out[o * outputStride + p] = activation.isInline ? activation.apply(sum) : sum
+                out[o * outputStride + p] = activation.apply(sum)
             }
             p += 1
         }
-        if !activation.isInline {
-            for o in 0..<outputs { activation.applyAfter(out + o * outputStride, count: count) }
-        }
     }
 
-    /// Gathers the input taps of output rows `firstRow..<firstRow + rows` of a convolution
-    /// into `columns[(c * kh + ky) * kw + kx][r * outWidth + x]`, zero outside the input.
-    public static func gather(
+    /// Gathers the taps of output row `row`, columns `firstColumn..<firstColumn + columns`, of
+    /// a convolution straight into the matrix product's packed tiles `[tile][k][16]` of depth
+    /// `depth`: tap `(c, ky, kx)` is row `firstRow + (c * kh + ky) * kw + kx`, zero outside the
+    /// input and past the last column. A `pooled` input is read through a 2x2 max pool of
+    /// stride 1, `SAME_UPPER` (each value the largest of it and its right and lower neighbours).
+    static func gatherPacked(
         _ input: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
         kernel: (Int, Int), stride: (Int, Int), padding: (top: Int, left: Int),
-        firstRow: Int, rows: Int, outWidth: Int, into columns: UnsafeMutablePointer<Float>
+        row: Int, firstColumn: Int, columns: Int, depth: Int, pooled: Bool = false, firstRow: Int,
+        into packed: UnsafeMutablePointer<Float>
     ) {
-        let n = rows * outWidth
+        let tiles = (columns + tileColumns - 1) / tileColumns
         for c in 0..<channels {
             let plane = input + c * height * width
             for ky in 0..<kernel.0 {
+                let y = row * stride.0 + ky - padding.top
                 for kx in 0..<kernel.1 {
-                    let row = columns + ((c * kernel.0 + ky) * kernel.1 + kx) * n
-                    for r in 0..<rows {
-                        let y = (firstRow + r) * stride.0 + ky - padding.top
-                        let strip = row + r * outWidth
+                    let k = firstRow + (c * kernel.0 + ky) * kernel.1 + kx, shift = kx - padding.left
+                    for tile in 0..<tiles {
+                        let target = packed + (tile * depth + k) * tileColumns
                         guard y >= 0 && y < height else {
-                            strip.update(repeating: 0, count: outWidth)
+                            target.update(repeating: 0, count: tileColumns)
                             continue
                         }
-                        let line = plane + y * width
-                        if stride.1 == 1 {
-                            // Contiguous: the in-range part is one copy.
-                            let first = max(0, padding.left - kx), last = min(outWidth, width + padding.left - kx)
-                            if first > 0 { strip.update(repeating: 0, count: min(first, outWidth)) }
-                            if last > first { (strip + first).update(from: line + first + kx - padding.left, count: last - first) }
-                            if last < outWidth { (strip + max(last, 0)).update(repeating: 0, count: outWidth - max(last, 0)) }
+                        let line = plane + y * width, x = firstColumn + tile * tileColumns
+                        let count = min(tileColumns, columns - tile * tileColumns), start = x * stride.1 + shift
+                        if pooled {
+                            // The 2x2 window's bottom row and right column, clamped: past the
+                            // edge the window is what is left of it.
+                            let below = y + 1 < height ? line + width : line
+                            for lane in 0..<tileColumns {
+                                let sx = start + lane * stride.1
+                                guard lane < count && sx >= 0 && sx < width else {
+                                    target[lane] = 0
+                                    continue
+                                }
+                                let right = min(sx + 1, width - 1)
+                                target[lane] = max(max(line[sx], line[right]), max(below[sx], below[right]))
+                            }
+                        } else if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns <= width {
+                            Layers.store(Layers.load(line + start), target)
+                        } else if stride.1 == 2 && count == tileColumns && start >= 0 && start + 2 * tileColumns <= width {
+                            // Every other value of 32: the even lanes.
+                            let pair = UnsafeRawPointer(line + start).loadUnaligned(as: SIMD32<Float>.self)
+                            Layers.store(pair.evenHalf, target)
                         } else {
-                            for x in 0..<outWidth {
-                                let sx = x * stride.1 + kx - padding.left
-                                strip[x] = sx >= 0 && sx < width ? line[sx] : 0
+                            for lane in 0..<tileColumns {
+                                let sx = start + lane * stride.1
+                                target[lane] = lane < count && sx >= 0 && sx < width ? line[sx] : 0
                             }
                         }
                     }
@@ -185,11 +204,42 @@ public enum Kernels {
             for oy in 0..<outHeight {
                 let destination = target + oy * outWidth
                 if stride.1 == 1 {
-                    destination.update(repeating: bias[c], count: outWidth)
-                    for ky in 0..<kernel.0 {
-                        let row = scratch + (oy * stride.0 + ky) * paddedWidth
-                        for kx in 0..<kernel.1 {
-                            Layers.multiplyAdd(k[ky * kernel.1 + kx], row + kx, into: destination, count: outWidth)
+                    // Two vectors of outputs at a time, summed over every tap in registers,
+                    // activated and stored once.
+                    let top = scratch + oy * stride.0 * paddedWidth
+                    var x = 0
+                    while x + 2 * lanes <= outWidth {
+                        var a = Vector(repeating: bias[c]), b = a
+                        for ky in 0..<kernel.0 {
+                            let row = top + ky * paddedWidth + x, taps = k + ky * kernel.1
+                            for kx in 0..<kernel.1 {
+                                a = a.addingProduct(Layers.load(row + kx), taps[kx])
+                                b = b.addingProduct(Layers.load(row + kx + lanes), taps[kx])
+                            }
+                        }
+                        Layers.store(activation.apply(a), destination + x)
+                        Layers.store(activation.apply(b), destination + x + lanes)
+                        x += 2 * lanes
+                    }
+                    // The rest: vectors, the last one overlapping the ones before (it writes the
+                    // same values again), or single pixels in a row narrower than a vector.
+                    while x < outWidth {
+                        if outWidth >= lanes {
+                            let at = min(x, outWidth - lanes)
+                            var a = Vector(repeating: bias[c])
+                            for ky in 0..<kernel.0 {
+                                let row = top + ky * paddedWidth + at, taps = k + ky * kernel.1
+                                for kx in 0..<kernel.1 { a = a.addingProduct(Layers.load(row + kx), taps[kx]) }
+                            }
+                            Layers.store(activation.apply(a), destination + at)
+                            x = at + lanes
+                        } else {
+                            var sum = bias[c]
+                            for ky in 0..<kernel.0 {
+                                for kx in 0..<kernel.1 { sum += k[ky * kernel.1 + kx] * top[ky * paddedWidth + x + kx] }
+                            }
+                            destination[x] = activation.apply(sum)
+                            x += 1
                         }
                     }
                 } else {
@@ -201,9 +251,7 @@ public enum Kernels {
                         }
                         destination[ox] = sum
                     }
-                }
-                if activation != .none {
-                    for x in 0..<outWidth { destination[x] = activation.apply(destination[x]) }
+                    activation.apply(to: destination, count: outWidth)
                 }
             }
             // The rows this channel wrote into the scratch plane; its border stays zero.

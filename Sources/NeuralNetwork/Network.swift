@@ -13,14 +13,17 @@ public struct Network: Sendable {
         var inputs: [Int]
         var output: Int
         var line: Int
+        /// Inputs a convolution reads through a 2x2 max pool (`Fusion.swift`), by position.
+        var pooled: Set<Int> = []
     }
 
     enum Operation: Sendable {
-        /// `weights` `[out][in/group][kh][kw]`.
-        case convolution(weights: [Float], bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
+        /// `weights` `[out][in/group][kh][kw]` when grouped (depthwise); a full convolution's
+        /// are `packed` instead (`weights` empty).
+        case convolution(weights: [Float], packed: PackedMatrix?, bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
                          padding: (top: Int, left: Int, bottom: Int, right: Int), groups: Int, activation: Activation)
-        /// Kernel and stride 2x2; `weights` rearranged to `[i][j][out][in]`.
-        case transposed(weights: [Float], bias: [Float], outputs: Int, activation: Activation)
+        /// Kernel and stride 2x2; `taps` the `[out][in]` matrix of each tap `(i, j)`, packed.
+        case transposed(taps: [PackedMatrix], bias: [Float], outputs: Int, activation: Activation)
         /// 2x2 maximum, stride 1, the missing row and column at the bottom and right ignored.
         case maxPool
         case concat
@@ -29,7 +32,7 @@ public struct Network: Sendable {
         case mean
         case resize(factor: Int)
         /// `weights` `[out][in]` applied to each pixel's channels (a token's features).
-        case linear(weights: [Float], bias: [Float], activation: Activation)
+        case linear(weights: [Float], packed: PackedMatrix, bias: [Float], activation: Activation)
         /// Over each pixel's channels.
         case layerNorm(gamma: [Float], beta: [Float], epsilon: Float)
         /// Self-attention over the pixels; the input's channels are Q, K, V of `heads` heads each.
@@ -41,6 +44,10 @@ public struct Network: Sendable {
         case linearSoftmax(panels: [Float], bias: [Float])
         /// The mean or the maximum of windows, no padding, the rest past the last window dropped.
         case pool(kernel: (Int, Int), stride: (Int, Int), maximum: Bool)
+        /// `a + resize(b)` (nearest, by `factor`), fused from two lines (`Fusion.swift`).
+        case addEnlarged(factor: Int)
+        /// `y + project(gelu(expand(y)))`, fused from three lines (`Fusion.swift`).
+        case channelMixer(expand: PackedMatrix, expandBias: [Float], project: PackedMatrix, projectBias: [Float])
     }
 
     let steps: [Step]
@@ -50,7 +57,11 @@ public struct Network: Sendable {
     var sizes: [(height: Int, width: Int)]
     let outputValue: Int
     var slots: [FeatureMap]
+    /// Each slot's floats per input pixel (`MemoryPlan.swift`).
+    let slotSizes: [Double]
     var scratch: [Float] = []
+    /// The matrix product's packed blocks of its input.
+    var workspace: [Float] = []
     let path: String
 
     /// Builds the network of `model`'s program; `path` names the model in errors.
@@ -120,7 +131,9 @@ public struct Network: Sendable {
                           groups == 1 || groups == weights.shape[0] && weights.shape[1] == 1
                     else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) channels, \(groups) groups") }
                     outChannels = weights.shape[0]
-                    operation = .convolution(weights: weights.values, bias: bias.values, outputs: outChannels, kernel: kernel,
+                    let packed = groups == 1 ? PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0] * kernel.0 * kernel.1) : nil
+                    operation = .convolution(weights: groups == 1 ? [] : weights.values, packed: packed, bias: bias.values,
+                                             outputs: outChannels, kernel: kernel,
                                              stride: kernelStride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
                                              activation: activation)
                 } else {
@@ -129,17 +142,12 @@ public struct Network: Sendable {
                           bias.shape == [weights.shape[1]]
                     else { throw fail("a transposed convolution other than 2x2, stride 2") }
                     outChannels = weights.shape[1]
-                    // ONNX's [in][out][i][j] to [i][j][out][in]: each of the four taps is a matrix.
-                    let ins = inChannels[0]
-                    var rearranged = [Float](repeating: 0, count: weights.values.count)
-                    for c in 0..<ins {
-                        for o in 0..<outChannels {
-                            for tap in 0..<4 {
-                                rearranged[(tap * outChannels + o) * ins + c] = weights.values[(c * outChannels + o) * 4 + tap]
-                            }
-                        }
+                    // ONNX's [in][out][i][j] to four [out][in] matrices, one a tap.
+                    let ins = inChannels[0], outs = outChannels
+                    let taps = (0..<4).map { tap in
+                        PackedMatrix((0..<(outs * ins)).map { weights.values[($0 % ins * outs + $0 / ins) * 4 + tap] }, rows: outs, inner: ins)
                     }
-                    operation = .transposed(weights: rearranged, bias: bias.values, outputs: outChannels, activation: activation)
+                    operation = .transposed(taps: taps, bias: bias.values, outputs: outChannels, activation: activation)
                 }
             case "maxpool" where named["auto_pad"] == "SAME_UPPER":
                 guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1"
@@ -159,7 +167,8 @@ public struct Network: Sendable {
                 guard weights.shape.count == 2, weights.shape[1] == inChannels[0], bias.shape == [weights.shape[0]]
                 else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) features") }
                 outChannels = weights.shape[0]
-                operation = .linear(weights: weights.values, bias: bias.values,
+                operation = .linear(weights: weights.values, packed: PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0]),
+                                    bias: bias.values,
                                     activation: try Self.activation(named["act"] ?? "", fail: fail))
             case "layernorm":
                 let gamma = try tensor("gamma"), beta = try tensor("beta")
@@ -206,33 +215,15 @@ public struct Network: Sendable {
             throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
         }
         let inputChannels = channels[0]
-        // Slots: a value takes a free slot when it is made and frees its inputs' after its
-        // last use; the output's slot is never freed. An output never shares a slot with an
-        // input of its own step.
-        var lastUse = [Int](repeating: -1, count: channels.count)
-        for (index, step) in steps.enumerated() { for input in step.inputs { lastUse[input] = index } }
-        lastUse[output] = steps.count
-        var slotOfValue = [Int](repeating: -1, count: channels.count)
-        var free: [Int] = []
-        var slotCount = 1
-        slotOfValue[0] = 0
-        if lastUse[0] < 0 { free.append(0) }
-        for (index, step) in steps.enumerated() {
-            if let reused = free.popLast() {
-                slotOfValue[step.output] = reused
-            } else {
-                slotOfValue[step.output] = slotCount
-                slotCount += 1
-            }
-            for input in Set(step.inputs) where lastUse[input] == index { free.append(slotOfValue[input]) }
-            if lastUse[step.output] < 0 { free.append(slotOfValue[step.output]) }
-        }
-        self.steps = steps
+        let fused = Self.fused(steps, output: output)
+        let (slotOfValue, slotSizes) = Self.slots(for: fused, channels: channels, output: output)
+        self.steps = fused
         self.slotOfValue = slotOfValue
         self.inputChannels = inputChannels
         self.sizes = [(height: Int, width: Int)](repeating: (0, 0), count: channels.count)
         self.outputValue = output
-        self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotCount)
+        self.slotSizes = slotSizes
+        self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotSizes.count)
         _ = tensors
     }
 
@@ -246,7 +237,7 @@ public struct Network: Sendable {
         for (index, step) in steps.enumerated() {
             guard case .softmax = step.operation, let producer = steps.firstIndex(where: { $0.output == step.inputs[0] }),
                   readers[step.inputs[0]] == 1, step.inputs[0] != output,
-                  case .linear(let weights, let bias, Activation.none) = steps[producer].operation
+                  case .linear(let weights, _, let bias, Activation.none) = steps[producer].operation
             else { continue }
             let panels = Layers.panels(weights, outputs: bias.count)
             fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias), inputs: steps[producer].inputs,
@@ -286,14 +277,19 @@ public struct Network: Sendable {
             let (h, w) = sizes[step.inputs[0]]
             var size = (height: h, width: w)
             switch step.operation {
-            case .convolution(_, _, _, let kernel, let stride, let padding, _, _):
+            case .convolution(_, _, _, _, let kernel, let stride, let padding, _, _):
                 size = ((h + padding.top + padding.bottom - kernel.0) / stride.0 + 1,
                         (w + padding.left + padding.right - kernel.1) / stride.1 + 1)
                 if h + padding.top + padding.bottom < kernel.0 || w + padding.left + padding.right < kernel.1 {
                     return "line \(step.line): a \(h) x \(w) map is smaller than the kernel"
                 }
             case .transposed: size = (2 * h, 2 * w)
-            case .maxPool, .linear, .layerNorm: break
+            case .maxPool, .linear, .layerNorm, .channelMixer: break
+            case .addEnlarged(let factor):
+                let (oh, ow) = sizes[step.inputs[1]]
+                if (oh * factor, ow * factor) != (h, w) {
+                    return "line \(step.line): a \(oh) x \(ow) map enlarged by \(factor) does not meet one of \(h) x \(w)"
+                }
             case .concat:
                 for other in step.inputs.dropFirst() where sizes[other] != (h, w) {
                     return "line \(step.line): maps of \(h) x \(w) and \(sizes[other].height) x \(sizes[other].width) do not meet"
@@ -322,7 +318,8 @@ public struct Network: Sendable {
 
     /// Runs the network on `input` (channels as the first layer expects; any size whose maps
     /// fit together, `plan` says) and returns its output. `isCancelled` is asked between
-    /// operations; when it says yes the run stops with `NetworkError.cancelled`.
+    /// operations and
+    /// between blocks of a fused one; when it says yes the run stops with `NetworkError.cancelled`.
     public mutating func run(_ input: FeatureMap, isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
         guard input.channels == inputChannels, input.height > 0, input.width > 0 else {
             throw .badInput("\(path): a \(input.channels) x \(input.height) x \(input.width) input; "
@@ -331,8 +328,11 @@ public struct Network: Sendable {
         if let reason = plan(height: input.height, width: input.width) {
             throw .badInput("\(path): a \(input.height) x \(input.width) input does not fit, \(reason)")
         }
-        slots[0].reshape(channels: input.channels, height: input.height, width: input.width)
-        slots[0].storage.withUnsafeMutableBufferPointer { target in
+        for (slot, size) in slotSizes.enumerated() {
+            slots[slot].reserve(Int((size * Double(input.planeSize)).rounded(.up)))
+        }
+        slots[slotOfValue[0]].reshape(channels: input.channels, height: input.height, width: input.width)
+        slots[slotOfValue[0]].storage.withUnsafeMutableBufferPointer { target in
             input.storage.withUnsafeBufferPointer { source in
                 target.baseAddress!.update(from: source.baseAddress!, count: input.count)
             }
@@ -343,30 +343,50 @@ public struct Network: Sendable {
             // be read from theirs without copying (no step writes a slot it reads).
             var output = FeatureMap(channels: 0, height: 0, width: 0)
             swap(&output, &slots[slotOfValue[step.output]])
-            evaluate(step, into: &output)
+            let finished = evaluate(step, into: &output, isCancelled: isCancelled)
             swap(&output, &slots[slotOfValue[step.output]])
+            if !finished { throw .cancelled }
         }
         return slots[slotOfValue[outputValue]]
     }
 
-    private mutating func evaluate(_ step: Step, into output: inout FeatureMap) {
+    /// Runs one step; false when `isCancelled` said yes inside it (a long fused step asks).
+    private mutating func evaluate(_ step: Step, into output: inout FeatureMap, isCancelled: () -> Bool) -> Bool {
         let first = slots[slotOfValue[step.inputs[0]]]
         switch step.operation {
-        case .convolution(let weights, let bias, _, let kernel, let stride, let padding, let groups, let activation):
-            if groups > 1 {
+        case .convolution(let weights, let packed, let bias, _, let kernel, let stride, let padding, let groups, let activation):
+            if let packed {
+                // The buffers are taken out of `self` so the closure may read the slots.
+                var scratch: [Float] = [], workspace: [Float] = []
+                swap(&scratch, &self.scratch)
+                swap(&workspace, &self.workspace)
+                Layers.convolution(parts: step.inputs.count, { slots[slotOfValue[step.inputs[$0]]] },
+                                   pooled: { step.pooled.contains($0) }, weights: packed,
+                                   bias: bias, kernel: kernel, stride: stride, padding: padding, activation: activation,
+                                   into: &output, scratch: &scratch, workspace: &workspace)
+                swap(&scratch, &self.scratch)
+                swap(&workspace, &self.workspace)
+            } else if groups > 1 {
                 Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                             activation: activation, into: &output, scratch: &scratch)
             } else {
                 Layers.convolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                    activation: activation, into: &output, scratch: &scratch)
             }
-        case .transposed(let weights, let bias, let outputs, let activation):
-            Layers.transposedConvolution2x2(first, weights: weights, bias: bias, outputs: outputs, activation: activation,
-                                            into: &output, scratch: &scratch)
+        case .transposed(let taps, let bias, _, let activation):
+            Layers.transposedConvolution2x2(first, taps: taps, bias: bias, activation: activation, into: &output,
+                                            scratch: &scratch, workspace: &workspace)
         case .maxPool:
             Layers.maxPool2x2SameUpper(first, into: &output)
         case .concat:
-            Layers.concatenate(step.inputs.map { slots[slotOfValue[$0]] }, into: &output)
+            // Input by input, so a run allocates no array of them.
+            let channels = step.inputs.reduce(0) { $0 + slots[slotOfValue[$1]].channels }
+            output.reshape(channels: channels, height: first.height, width: first.width)
+            var offset = 0
+            for value in step.inputs {
+                Layers.place(slots[slotOfValue[value]], into: &output, at: offset)
+                offset += slots[slotOfValue[value]].count
+            }
         case .add:
             Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: false, into: &output)
         case .multiply:
@@ -375,10 +395,11 @@ public struct Network: Sendable {
             Layers.channelMean(first, into: &output)
         case .resize(let factor):
             Layers.enlarge(first, by: factor, into: &output)
-        case .linear(let weights, let bias, let activation):
+        case .linear(_, let packed, let bias, let activation):
             // A 1x1 convolution: a matrix product over the tokens.
-            Layers.convolution(first, weights: weights, bias: bias, kernel: (1, 1), stride: (1, 1), padding: (0, 0, 0, 0),
-                               activation: activation, into: &output, scratch: &scratch)
+            Layers.convolution(parts: 1, { _ in first }, weights: packed, bias: bias, kernel: (1, 1), stride: (1, 1),
+                               padding: (0, 0, 0, 0), activation: activation, into: &output, scratch: &scratch,
+                               workspace: &workspace)
         case .layerNorm(let gamma, let beta, let epsilon):
             Layers.layerNorm(first, gamma: gamma, beta: beta, epsilon: epsilon, into: &output)
         case .attention(let heads, let scale):
@@ -389,7 +410,14 @@ public struct Network: Sendable {
             Layers.linearSoftmaxRows(first, panels: panels, bias: bias, into: &output, scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
+        case .addEnlarged(let factor):
+            Layers.addEnlarged(first, slots[slotOfValue[step.inputs[1]]], by: factor, into: &output)
+        case .channelMixer(let expand, let expandBias, let project, let projectBias):
+            return Layers.channelMixer(first, expand: expand, expandBias: expandBias, project: project,
+                                       projectBias: projectBias, into: &output, workspace: &workspace,
+                                       isCancelled: isCancelled)
         }
+        return true
     }
 }
 

@@ -12,45 +12,78 @@ extension Layers {
         if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
     }
 
-    /// A full convolution (one group), any kernel, stride and padding. A 1x1 convolution with
-    /// stride 1 is one matrix product over the input's planes; any other gathers its taps into
-    /// a band of output rows at a time (about a megabyte of columns) and multiplies that.
+    /// A full convolution (one group), any kernel, stride and padding; `weights`
+    /// `[out][in][kh][kw]`. It packs them on every call: `Network` packs once and calls the
+    /// form below.
     public static func convolution(
         _ input: FeatureMap, weights: [Float], bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
         scratch: inout [Float]
     ) {
-        let inner = input.channels * kernel.0 * kernel.1, outputs = bias.count
-        precondition(weights.count == outputs * inner)
+        let packed = PackedMatrix(weights, rows: bias.count, inner: input.channels * kernel.0 * kernel.1)
+        var workspace: [Float] = []
+        convolution(parts: 1, { _ in input }, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
+                    activation: activation, into: &output, scratch: &scratch, workspace: &workspace)
+    }
+
+    /// A full convolution with packed weights of the channels of `parts` maps of one size, one
+    /// after another (a concatenation that is never stored: `Fusion.swift`); a part that is
+    /// `pooled` is read through a 2x2 max pool of stride 1 (`maxPool2x2SameUpper`). A 1x1 convolution
+    /// with stride 1 of one map is one matrix product over its planes; any other gathers its
+    /// taps, a block of an output row's pixels at a time, each part into its own rows, straight
+    /// into the matrix product's packed tiles (`workspace`), and multiplies them. `scratch` is
+    /// not used.
+    static func convolution(
+        parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool = { _ in false }, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
+        scratch: inout [Float], workspace: inout [Float]
+    ) {
+        let input = part(0)
+        let channels = (0..<parts).reduce(0) { $0 + part($1).channels }
+        let inner = channels * kernel.0 * kernel.1, outputs = bias.count
+        precondition(weights.inner == inner && weights.rows == outputs)
         let height = (input.height + padding.top + padding.bottom - kernel.0) / stride.0 + 1
         let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
         output.reshape(channels: outputs, height: height, width: width)
-        let pointwise = kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
-        let band = pointwise ? 0 : max(1, min(height, (1 << 18) / max(1, inner * width)))
-        if !pointwise { reserve(&scratch, inner * band * width) }
+        let pointwise = parts == 1 && kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
+        reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
-            weights.withUnsafeBufferPointer { w in
-                bias.withUnsafeBufferPointer { b in
-                    output.storage.withUnsafeMutableBufferPointer { target in
+            bias.withUnsafeBufferPointer { b in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    workspace.withUnsafeMutableBufferPointer { work in
                         if pointwise {
-                            Kernels.multiply(weights: w.baseAddress!, columns: source.baseAddress!, columnStride: plane,
-                                             bias: b.baseAddress!, into: target.baseAddress!, outputStride: plane,
-                                             outputs: outputs, inner: inner, count: plane, activation: activation)
+                            Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
+                                                  bias: b.baseAddress!, activation: activation, output: target.baseAddress!,
+                                                  outputStride: plane, workspace: work.baseAddress!)
                             return
                         }
-                        scratch.withUnsafeMutableBufferPointer { columns in
-                            var row = 0
-                            while row < height {
-                                let rows = min(band, height - row)
-                                Kernels.gather(source.baseAddress!, channels: input.channels, height: input.height,
-                                               width: input.width, kernel: kernel, stride: stride,
-                                               padding: (padding.top, padding.left), firstRow: row, rows: rows,
-                                               outWidth: width, into: columns.baseAddress!)
-                                Kernels.multiply(weights: w.baseAddress!, columns: columns.baseAddress!,
-                                                 columnStride: rows * width, bias: b.baseAddress!,
-                                                 into: target.baseAddress! + row * width, outputStride: plane,
-                                                 outputs: outputs, inner: inner, count: rows * width, activation: activation)
-                                row += rows
+                        // A block of one output row's columns at a time, gathered straight into
+                        // the tiles the micro-kernel reads.
+                        let block = Kernels.blockColumns(inner: inner)
+                        for row in 0..<height {
+                            var column = 0
+                            while column < width {
+                                let count = min(block, width - column)
+                                var first = 0
+                                for index in 0..<parts {
+                                    let map = part(index)
+                                    precondition(map.height == input.height && map.width == input.width)
+                                    map.storage.withUnsafeBufferPointer { plane in
+                                        Kernels.gatherPacked(plane.baseAddress!, channels: map.channels, height: map.height,
+                                                             width: map.width, kernel: kernel, stride: stride,
+                                                             padding: (padding.top, padding.left), row: row,
+                                                             firstColumn: column, columns: count, depth: inner,
+                                                             pooled: pooled(index),
+                                                             firstRow: first * kernel.0 * kernel.1, into: work.baseAddress!)
+                                    }
+                                    first += map.channels
+                                }
+                                Kernels.multiplyPacked(
+                                    weights, packed: work.baseAddress!, columns: count, bias: b.baseAddress!,
+                                    activation: activation, residual: nil, residualStride: 0,
+                                    output: Kernels.Destination(base: target.baseAddress! + row * width + column,
+                                                                rowStride: plane, tileStride: Kernels.tileColumns))
+                                column += count
                             }
                         }
                     }
@@ -88,26 +121,43 @@ extension Layers {
     }
 
     /// A transposed convolution with kernel and stride 2x2: each input pixel paints its own
-    /// 2x2 block, `out[o][2y+i][2x+j] = bias[o] + sum_c w[i][j][o][c] * in[c][y][x]`. Each of
-    /// the four taps is one matrix product into the scratch, then spread onto the output.
+    /// 2x2 block, `out[o][2y+i][2x+j] = bias[o] + sum_c w[i][j][o][c] * in[c][y][x]`.
+    /// `weights` are `[i][j][out][in]`; they are packed on every call (`Network` packs once).
     public static func transposedConvolution2x2(
         _ input: FeatureMap, weights: [Float], bias: [Float], outputs: Int, activation: Activation,
         into output: inout FeatureMap, scratch: inout [Float]
     ) {
-        let inner = input.channels, plane = input.planeSize, width = input.width
+        let inner = input.channels
         precondition(weights.count == 4 * outputs * inner && bias.count == outputs)
+        let taps = (0..<4).map { tap in
+            PackedMatrix(Array(weights[(tap * outputs * inner)..<((tap + 1) * outputs * inner)]), rows: outputs, inner: inner)
+        }
+        var workspace: [Float] = []
+        transposedConvolution2x2(input, taps: taps, bias: bias, activation: activation, into: &output, scratch: &scratch,
+                                 workspace: &workspace)
+    }
+
+    /// The same with each tap's `[out][in]` matrix packed. Each tap is one matrix product into
+    /// the scratch, then spread onto the output.
+    static func transposedConvolution2x2(
+        _ input: FeatureMap, taps: [PackedMatrix], bias: [Float], activation: Activation,
+        into output: inout FeatureMap, scratch: inout [Float], workspace: inout [Float]
+    ) {
+        let inner = input.channels, plane = input.planeSize, width = input.width, outputs = bias.count
+        precondition(taps.count == 4 && taps.allSatisfy { $0.rows == outputs && $0.inner == inner })
         output.reshape(channels: outputs, height: input.height * 2, width: width * 2)
         reserve(&scratch, outputs * plane)
+        reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
-            weights.withUnsafeBufferPointer { w in
-                bias.withUnsafeBufferPointer { b in
-                    output.storage.withUnsafeMutableBufferPointer { target in
-                        scratch.withUnsafeMutableBufferPointer { products in
-                            for tap in 0..<4 {
-                                Kernels.multiply(weights: w.baseAddress! + tap * outputs * inner, columns: source.baseAddress!,
-                                                 columnStride: plane, bias: b.baseAddress!, into: products.baseAddress!,
-                                                 outputStride: plane, outputs: outputs, inner: inner, count: plane,
-                                                 activation: activation)
+            bias.withUnsafeBufferPointer { b in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    scratch.withUnsafeMutableBufferPointer { products in
+                        workspace.withUnsafeMutableBufferPointer { work in
+                            for (tap, weights) in taps.enumerated() {
+                                Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
+                                                      bias: b.baseAddress!, activation: activation,
+                                                      output: products.baseAddress!, outputStride: plane,
+                                                      workspace: work.baseAddress!)
                                 let i = tap / 2, j = tap % 2
                                 for o in 0..<outputs {
                                     let from = products.baseAddress! + o * plane
@@ -165,6 +215,17 @@ extension Layers {
         }
     }
 
+    /// Copies `input`'s values into `output` from value `offset` on (one input of a concatenation
+    /// of channels; `output` already has its shape and the same height and width).
+    static func place(_ input: FeatureMap, into output: inout FeatureMap, at offset: Int) {
+        precondition(input.height == output.height && input.width == output.width && offset + input.count <= output.count)
+        input.storage.withUnsafeBufferPointer { source in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                (target.baseAddress! + offset).update(from: source.baseAddress!, count: input.count)
+            }
+        }
+    }
+
     /// `a + b` or `a * b`, element by element; `b` may be one value per channel (`C x 1 x 1`),
     /// which scales or shifts each of `a`'s planes.
     public static func combine(_ a: FeatureMap, _ b: FeatureMap, multiply: Bool, into output: inout FeatureMap) {
@@ -218,6 +279,31 @@ extension Layers {
         }
     }
 
+    /// `fine + coarse` enlarged by `factor` (nearest neighbour), without storing the enlarged map.
+    static func addEnlarged(_ fine: FeatureMap, _ coarse: FeatureMap, by factor: Int, into output: inout FeatureMap) {
+        precondition(fine.channels == coarse.channels && fine.height == coarse.height * factor
+            && fine.width == coarse.width * factor)
+        let width = fine.width, coarseWidth = coarse.width
+        output.reshape(channels: fine.channels, height: fine.height, width: width)
+        fine.storage.withUnsafeBufferPointer { a in
+            coarse.storage.withUnsafeBufferPointer { b in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    for c in 0..<fine.channels {
+                        for y in 0..<fine.height {
+                            let line = (c * fine.height + y) * width
+                            let row = b.baseAddress! + (c * coarse.height + y / factor) * coarseWidth
+                            let from = a.baseAddress! + line, to = target.baseAddress! + line
+                            for x in 0..<coarseWidth {
+                                let value = row[x]
+                                for copy in 0..<factor { to[x * factor + copy] = from[x * factor + copy] + value }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Nearest-neighbour enlargement by a whole factor: each value covers a `factor x factor`
     /// block (ONNX `Resize`, nearest, asymmetric, floor).
     public static func enlarge(_ input: FeatureMap, by factor: Int, into output: inout FeatureMap) {
@@ -229,7 +315,10 @@ extension Layers {
                     for y in 0..<input.height {
                         let row = source.baseAddress! + (c * input.height + y) * width
                         let first = target.baseAddress! + (c * input.height * factor + y * factor) * outWidth
-                        for x in 0..<outWidth { first[x] = row[x / factor] }
+                        for x in 0..<width {
+                            let value = row[x]
+                            for copy in 0..<factor { first[x * factor + copy] = value }
+                        }
                         for copy in 1..<factor { (first + copy * outWidth).update(from: first, count: outWidth) }
                     }
                 }

@@ -1,0 +1,57 @@
+/// Which slot (a feature map kept from run to run) each value of a program lives in.
+extension Network {
+    /// Assigns slots to values whose lives do not overlap (an output's overlaps its step's
+    /// inputs', so they never share one), largest value first. Each value's size relative to
+    /// the input's pixels follows from the program (strides shrink it, enlargements grow it), so
+    /// the slots' total is close to the largest set of values alive at once.
+    /// Returns each value's slot and each slot's floats per input pixel (what `run` reserves
+    /// before the first step, so that no slot grows while others are full).
+    static func slots(for steps: [Step], channels: [Int], output: Int) -> (slotOfValue: [Int], sizes: [Double]) {
+        // Each value's floats per input pixel; the first value is the input.
+        var size = [Double](repeating: 0, count: channels.count)
+        var area = [Double](repeating: 1, count: channels.count)
+        size[0] = Double(channels[0])
+        for step in steps {
+            let scale = step.inputs.first.map { area[$0] } ?? 1
+            switch step.operation {
+            case .convolution(_, _, _, _, _, let stride, _, _, _): area[step.output] = scale / Double(stride.0 * stride.1)
+            case .transposed: area[step.output] = scale * 4
+            case .resize(let factor): area[step.output] = scale * Double(factor * factor)
+            case .mean: area[step.output] = 0
+            case .pool(_, let stride, _): area[step.output] = scale / Double(stride.0 * stride.1)
+            default: area[step.output] = scale
+            }
+            size[step.output] = area[step.output] * Double(channels[step.output])
+            // A softmax's rows are its tokens, each as long as the classes.
+            if case .linearSoftmax(_, let bias) = step.operation { size[step.output] = area[step.output] * Double(bias.count) }
+        }
+        // Each value lives from the step that makes it to its last use (the input from before
+        // the first step; the output to the end). Largest first, each value takes the first
+        // slot none of whose values lives at the same time, else a new one: a slot's size is
+        // that of its first, largest value.
+        var made = [Int](repeating: -1, count: channels.count)
+        var lastUse = [Int](repeating: -1, count: channels.count)
+        for (index, step) in steps.enumerated() {
+            made[step.output] = index
+            lastUse[step.output] = index
+            for input in step.inputs { lastUse[input] = index }
+        }
+        lastUse[output] = steps.count
+        let values = [0] + steps.map(\.output)
+        var slotOfValue = [Int](repeating: -1, count: channels.count)
+        var capacity: [Double] = []
+        var residents: [[Int]] = []
+        for value in values.sorted(by: { size[$0] > size[$1] || size[$0] == size[$1] && $0 < $1 }) {
+            let overlaps = { (other: Int) in made[value] <= lastUse[other] && made[other] <= lastUse[value] }
+            if let slot = residents.firstIndex(where: { !$0.contains(where: overlaps) }) {
+                residents[slot].append(value)
+                slotOfValue[value] = slot
+            } else {
+                slotOfValue[value] = capacity.count
+                capacity.append(size[value])
+                residents.append([value])
+            }
+        }
+        return (slotOfValue, capacity)
+    }
+}

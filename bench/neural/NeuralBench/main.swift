@@ -1,0 +1,71 @@
+// Benchmark driver for Gloss's neural network engine: runs the PP-OCRv6 detector on a random
+// input of a given size and prints one line a run with its seconds, then their median and the
+// peak resident memory (VmHWM). `engine.py` runs it beside onnxruntime.
+//
+//   NeuralBench WIDTH HEIGHT [REPEATS]
+import CPPOCRModels
+import GlossNeuralNetwork
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func seconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// `value` rounded to thousandths, as text.
+func thousandths(_ value: Double) -> String { "\((value * 1000).rounded() / 1000)" }
+
+/// The process's peak resident set, in megabytes, from `/proc/self/status`.
+func peakResidentMegabytes() -> Double {
+    guard let file = fopen("/proc/self/status", "r") else { return .nan }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, Int32(line.count), file) != nil {
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if text.hasPrefix("VmHWM:") {
+            let kilobytes = text.split(separator: " ").compactMap { Double($0) }.first ?? .nan
+            return kilobytes / 1024
+        }
+    }
+    return .nan
+}
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+guard arguments.count >= 2, arguments[0] % 32 == 0, arguments[1] % 32 == 0 else {
+    print("usage: NeuralBench WIDTH HEIGHT [REPEATS] (multiples of 32)")
+    exit(2)
+}
+let width = arguments[0], height = arguments[1], repeats = arguments.count > 2 ? max(1, arguments[2]) : 3
+
+var count = 0
+guard let start = gloss_ppocr_detector(&count) else { fatalError("no detector in the binary") }
+let model = try ModelFile(bytes: UnsafeRawBufferPointer(start: start, count: count), path: "ppocr-det.bin")
+var network = try Network(model: model, path: "ppocr-det.bin")
+
+// The input: uniform in -1...1 from a 64-bit linear congruential generator, seeded 1 (what a
+// page's samples become after `(v / 255 - 0.5) / 0.5`).
+var state: UInt64 = 1
+var values = [Float](repeating: 0, count: 3 * height * width)
+for index in values.indices {
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    values[index] = Float(state >> 40) / Float(1 << 24) * 2 - 1
+}
+let input = FeatureMap(channels: 3, height: height, width: width, values: values)
+values = []
+
+var times: [Double] = []
+var checksum: Float = 0
+for run in 0..<repeats {
+    let began = seconds()
+    let map = try network.run(input)
+    let elapsed = seconds() - began
+    times.append(elapsed)
+    checksum = map.values.reduce(0, +)
+    print("run \(run + 1): \(thousandths(elapsed)) s")
+}
+let median = times.sorted()[times.count / 2]
+print("detector \(width)x\(height): median \(thousandths(median)) s of \(repeats), "
+    + "peak RSS \(Int(peakResidentMegabytes())) MB, map sum \(checksum)")
