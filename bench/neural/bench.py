@@ -20,6 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "ocr-quality"))
 import score  # noqa: E402  (the scoring rules and the caches of bench/ocr-quality)
+sys.path.insert(0, HERE)
+import rapid as rapid_reader  # noqa: E402
 
 READERS = ("rapid", "cli", "neural", "gloss")
 # A RapidOCR line and a Gloss line are the same line when their boxes overlap this much
@@ -53,11 +55,20 @@ def agreement(rapid_lines, gloss_lines):
     return len(rapid_lines), matched, same
 
 
+def rapid_key(page, data, version_key):
+    """The cache key of RapidOCR's reading of a page: the image, the versions, how it is decoded."""
+    from PIL import Image
+    with Image.open(os.path.join(data, page["image"])) as im:
+        decoded = " pillow-rgb" if rapid_reader.misread(im.mode) else ""
+    return hashlib.sha256(f"{page['sha']} {version_key}{decoded}".encode()).hexdigest()
+
+
 def run_rapid(pages, data, cache, python, jobs, version_key):
     """RapidOCR's results per page name; uncached pages are read by `jobs` processes."""
     results, todo = {}, []
     for page in pages:
-        hit = cache.get("rapid", hashlib.sha256(f"{page['sha']} {version_key}".encode()).hexdigest())
+        page["rapid_key"] = rapid_key(page, data, version_key)
+        hit = cache.get("rapid", page["rapid_key"])
         if hit:
             results[page["name"]] = hit
         else:
@@ -80,7 +91,7 @@ def run_rapid(pages, data, cache, python, jobs, version_key):
             out["image"] = page["image"]
             results[page["name"]] = out
             if not out["error"]:
-                cache.put("rapid", hashlib.sha256(f"{page['sha']} {version_key}".encode()).hexdigest(), out)
+                cache.put("rapid", page["rapid_key"], out)
         if proc.wait() != 0:
             print(f"warning: rapid.py failed: {proc.stderr.read()[-400:]}", file=sys.stderr)
 
@@ -172,12 +183,12 @@ def main():
                                    capture_output=True, text=True)
     if rapid_version.returncode != 0:
         sys.exit(f"no rapidocr in {args.python} (make setup installs it): {rapid_version.stderr[-300:]}")
-    rapid_key = rapid_version.stdout.strip() + " defaults intra_op=1 inter_op=1"
+    rapid_versions = rapid_version.stdout.strip() + " defaults intra_op=1 inter_op=1"
     version = subprocess.run(["tesseract", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     cache = score.Cache(args.cache, not args.no_cache)
 
     started = time.monotonic()
-    rapid = run_rapid(pages, args.data, cache, args.python, args.jobs, rapid_key)
+    rapid = run_rapid(pages, args.data, cache, args.python, args.jobs, rapid_versions)
 
     def read(page):
         image = os.path.join(args.data, page["image"])
@@ -248,11 +259,11 @@ def main():
     if failed:
         print("\nfailed pages (left out of the means): " + ", ".join(f"{n} {k}" for n, k in failed.items()))
     print(f"\n{len(rows)} pages in {wall:.0f} s ({args.jobs} at a time; a shared machine: compare seconds within one run)"
-          f"; {rapid_key}; {version}; gloss = {gloss_path} (sha256 {tesseract['binary_sha'][:12]})"
+          f"; {rapid_versions}; {version}; gloss = {gloss_path} (sha256 {tesseract['binary_sha'][:12]})"
           f", Tesseract column {tesseract['args'] or 'default'!r}" + ("" if neural_ok else "; no --engine neural"))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"rapidocr": rapid_key, "tesseract": version, "gloss": gloss_path,
+            json.dump({"rapidocr": rapid_versions, "tesseract": version, "gloss": gloss_path,
                        "gloss_sha256": tesseract["binary_sha"], "neural": neural_ok, "readers": readers,
                        "pages": rows, "summaries": summaries}, f, indent=1)
             f.write("\n")

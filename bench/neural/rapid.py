@@ -8,7 +8,9 @@
 The engine is made once and reused for every image, so model loading is not in the
 per-page times. "det", "cls" and "rec" are RapidOCR's own elapsed seconds per stage
 (RapidOCROutput.elapse_list); "seconds" is the wall time of the whole call (decoding, the
-stages and the crops between them). Boxes are the axis-aligned hulls of RapidOCR's
+stages and the crops between them). Pages whose pixel layout RapidOCR's own loader misreads
+(palette PNGs come out as their palette indices, CMYK JPEGs as RGBA) are decoded by Pillow to
+RGB first, and handed over as an array; every other page goes by its path. Boxes are the axis-aligned hulls of RapidOCR's
 quadrilaterals, in the image's pixels, origin top left.
 """
 import json, sys, time
@@ -22,6 +24,33 @@ ONE_THREAD = {
 }
 
 
+# Pillow modes that RapidOCR's LoadImage turns into wrong pixels: it takes np.array(image) as
+# grey, RGB or RGBA by its channel count, so palette indices become grey levels and CMYK's
+# four channels an RGBA image (measured: 0 lines on the palette and CMYK pages of the bench).
+MISREAD_MODES = frozenset({"P", "PA", "CMYK", "I", "I;16", "F"})
+
+
+def misread(mode):
+    """Whether RapidOCR's own loader misreads an image in this Pillow mode."""
+    return mode in MISREAD_MODES
+
+
+def source(image):
+    """The path, or for a mode RapidOCR misreads the page as a BGR array (alpha over white)."""
+    from PIL import Image, ImageOps
+    with Image.open(image) as im:
+        if not misread(im.mode):
+            return image
+        im = ImageOps.exif_transpose(im)
+        if im.mode in ("PA", "P") and ("transparency" in im.info or im.mode == "PA"):
+            im = im.convert("RGBA")
+        if im.mode == "RGBA":
+            white = Image.new("RGBA", im.size, (255, 255, 255, 255))
+            im = Image.alpha_composite(white, im)
+        import numpy as np
+        return np.ascontiguousarray(np.asarray(im.convert("RGB"))[:, :, ::-1])
+
+
 def engine():
     from rapidocr import RapidOCR
     return RapidOCR(params=ONE_THREAD)
@@ -29,7 +58,7 @@ def engine():
 
 def read(ocr, image):
     started = time.monotonic()
-    result = ocr(image)
+    result = ocr(source(image))
     seconds = time.monotonic() - started
     det, cls, rec = (list(result.elapse_list) + [None, None, None])[:3] if hasattr(result, "elapse_list") else (None, None, None)
     lines = []

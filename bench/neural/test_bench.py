@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks of the line agreement and of the tune/measure split (python3 bench/neural/test_bench.py)."""
+"""Checks of the line agreement and of the tune/measure split, and of the pages RapidOCR is handed decoded (python3 bench/neural/test_bench.py)."""
 import os, sys, unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +33,14 @@ class Agreement(unittest.TestCase):
 
     def test_iou_of_a_box_with_itself_is_one(self):
         self.assertEqual(bench.iou([1, 2, 11, 22], [1, 2, 11, 22]), 1.0)
+
+
+class Decoding(unittest.TestCase):
+    def test_palette_and_cmyk_pages_are_decoded_by_pillow(self):
+        self.assertTrue(all(bench.rapid_reader.misread(m) for m in ("P", "PA", "CMYK")))
+
+    def test_grey_rgb_rgba_and_1_bit_pages_go_to_rapidocr_by_path(self):
+        self.assertFalse(any(bench.rapid_reader.misread(m) for m in ("1", "L", "LA", "RGB", "RGBA")))
 
 
 class Halves(unittest.TestCase):
