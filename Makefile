@@ -25,7 +25,7 @@ PPOCR_PYTHON = onnx==1.23.2 onnxruntime==1.32.0 numpy==2.4.6 rapidocr==3.10.0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test screenshots test-sanitize bench bench-faces face-data fuzz fixtures install uninstall clean
+.PHONY: setup build test screenshots test-sanitize bench bench-neural bench-faces face-data fuzz fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -84,6 +84,12 @@ bench: build
 FACE_DATA ?= .build/face-data
 face-data:
 	sh bench/faces/data/make.sh $(if $(wildcard /work/.mirror),,--skip-git) --out "$(FACE_DATA)"
+
+# PP-OCRv6 in Gloss (--engine neural, when the binary has it) against RapidOCR on one ONNX
+# Runtime thread and Tesseract, on bench/ocr-quality's real pages (bench/neural/README.md).
+# Not part of bench: it takes 10-20 minutes on two cores. BENCH_ARGS="--group receipts" etc.
+bench-neural: build
+	GLOSS="$(BIN)/gloss" PPOCR_PYTHON="$(CURDIR)/$(VENV)/bin/python" bench/neural.sh $(BENCH_ARGS)
 
 bench-faces:
 	[ -f "$(FACE_DATA)/annotations.json" ] || $(MAKE) face-data

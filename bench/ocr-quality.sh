@@ -8,18 +8,7 @@
 # GLOSS picks the binary (default: this checkout's release build, built here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=${OCR_DATA:-.build/ocr-data}
-venv=${OCR_BENCH_VENV:-.build/ocr-venv}
-if [ ! -f "$data/manifest.json" ]; then
-    skip=()
-    [ -d "${MIRRORS:-/work/.mirror}" ] || skip=(--skip-git)
-    sh bench/ocr-quality/make.sh --out "$data" "${skip[@]}"
-fi
-[ -x "$venv/bin/python" ] || sh bench/ocr-quality/make.sh --help >/dev/null
-if [ -z "${GLOSS:-}" ]; then
-    swift build -c release --product gloss >/dev/null
-    GLOSS="$(swift build -c release --show-bin-path)/gloss"
-fi
+. bench/ocr-quality/prepare.sh
 defaults=()
 if [ -z "${GLOSS_ARGS:-}" ] && [[ " $* " != *" --variant"* ]]; then
     defaults=(--variant "none=--prepare none" --variant "auto=--prepare auto")

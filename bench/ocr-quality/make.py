@@ -105,6 +105,23 @@ class Sources:
         return tar.extractfile(member).read()
 
 
+def halves(pages):
+    """Each page's half, "tune" or "measure", from a SHA-256 of its name, balanced per group.
+
+    Within a group the pages are ordered by the hash of their name and dealt out in turn, so
+    each half holds half of every group (the odd page goes to "tune") and a page keeps its half
+    however the pages are listed. Adding a page to a group can move that group's later pages.
+    """
+    by_group = {}
+    for page in pages:
+        by_group.setdefault(page["group"], []).append(page["name"])
+    half = {}
+    for names in by_group.values():
+        for i, name in enumerate(sorted(names, key=lambda n: hashlib.sha256(n.encode("utf-8")).hexdigest())):
+            half[name] = "tune" if i % 2 == 0 else "measure"
+    return half
+
+
 def render_pdf(data, render):
     """One PDF page as PNG bytes, rendered by pdftoppm at render['ppi'], in render['mode']."""
     from PIL import Image
@@ -138,6 +155,7 @@ def main():
     sources = Sources(args, spec["repos"])
     os.makedirs(args.out, exist_ok=True)
     manifest, skipped, mismatched = [], [], []
+    half = halves(spec["pages"])  # over every page, so --group makes the same halves
     for page in spec["pages"]:
         if args.group and page["group"] not in args.group:
             continue
@@ -176,7 +194,7 @@ def main():
             f.write(text)
         meta = spec["repos"][repo]
         manifest.append({
-            "name": page["name"], "group": page["group"], "image": file, "truth": f"{page['name']}.gt.txt",
+            "name": page["name"], "group": page["group"], "half": half[page["name"]], "image": file, "truth": f"{page['name']}.gt.txt",
             "tags": page.get("tags", []),
             "repo": repo, "commit": meta["commit"], "path": page["path"],
             "licence": page.get("licence") or meta.get("licence", ""),
@@ -194,7 +212,8 @@ def main():
     groups = {}
     for entry in manifest:
         groups[entry["group"]] = groups.get(entry["group"], 0) + 1
-    print(f"{len(manifest)} pages in {args.out}: " + ", ".join(f"{g} {n}" for g, n in sorted(groups.items())))
+    print(f"{len(manifest)} pages in {args.out}: " + ", ".join(f"{g} {n}" for g, n in sorted(groups.items()))
+          + f"; {sum(1 for e in manifest if e['half'] == 'tune')} tune, {sum(1 for e in manifest if e['half'] == 'measure')} measure")
     for line in skipped:
         print(f"skipped {line}", file=sys.stderr)
     if mismatched:

@@ -155,23 +155,35 @@ def run_gloss(image, variant, cache, image_sha):
     hit = cache.get("gloss", key)
     if hit:
         return hit
+    page, result = read_gloss(image, variant)
+    if page is None:
+        return result
+    result["preparation"] = page.get("preparation")
+    cache.put("gloss", key, result)
+    return result
+
+
+def read_gloss(image, variant):
+    """Runs `gloss ocr IMAGE ARGS` (OMP_THREAD_LIMIT=1): (its page JSON or None, the result).
+
+    The result holds the text, the words' texts, the wall time and an error, if any; the page is
+    None when the process failed or printed no JSON (not to be cached).
+    """
     env = dict(os.environ, OMP_THREAD_LIMIT="1")
     proc, seconds = timed([variant["binary"], "ocr", image] + variant["argv"], env)
     result = {"text": "", "words": [], "seconds": seconds, "error": None}
     if proc.returncode != 0:
         result["error"] = proc.stderr.decode("utf-8", "replace")[-400:]
-        return result
+        return None, result
     try:
         page = json.loads(proc.stdout)
     except ValueError as error:
         result["error"] = f"not JSON: {error}"
-        return result
+        return None, result
     result["text"] = page.get("text") or ""
     result["words"] = [w.get("text", "") for w in page.get("words", [])]
-    result["preparation"] = page.get("preparation")
     result["error"] = page.get("error")
-    cache.put("gloss", key, result)
-    return result
+    return page, result
 
 
 def parse_variant(spec, default_binary):
@@ -199,26 +211,38 @@ def fmt(v, width=6, digits=3):
     return f"{v:{width}.{digits}f}" if v is not None else " " * (width - 1) + "-"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def page_options(description):
+    """The options every bench over these pages takes: data, gloss, filters, jobs, output, cache."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(ROOT, ".build", "ocr-data"))
     ap.add_argument("--gloss", default=os.environ.get("GLOSS", os.path.join(ROOT, ".build", "release", "gloss")))
-    ap.add_argument("--variant", action="append", default=[], metavar="NAME[@BIN]=ARGS")
-    ap.add_argument("--cli-args", default="", help="extra tesseract arguments for the baseline (default: none)")
     ap.add_argument("--group", action="append", help="only these groups (repeatable)")
     ap.add_argument("--page", action="append", help="only pages whose name contains this (repeatable)")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=2, help="pages read at once (default 2)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--cache", default=os.path.join(ROOT, ".build", "ocr-quality-cache"))
     ap.add_argument("--no-cache", action="store_true", help="run everything again (the CLI too)")
-    args = ap.parse_args()
+    return ap
 
+
+def selected_pages(args):
+    """The manifest's pages that --group and --page select."""
     with open(os.path.join(args.data, "manifest.json"), encoding="utf-8") as f:
         pages = json.load(f)
     if args.group:
         pages = [p for p in pages if p["group"] in args.group]
     if args.page:
         pages = [p for p in pages if any(s in p["name"] for s in args.page)]
+    return pages
+
+
+def main():
+    ap = page_options(__doc__)
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME[@BIN]=ARGS")
+    ap.add_argument("--cli-args", default="", help="extra tesseract arguments for the baseline (default: none)")
+    args = ap.parse_args()
+
+    pages = selected_pages(args)
     variants = [parse_variant(s, args.gloss) for s in (args.variant or [f"gloss={os.environ.get('GLOSS_ARGS', '')}"])]
     probe = min((os.path.join(args.data, p["image"]) for p in pages), key=os.path.getsize, default=None)
     for v in variants:
