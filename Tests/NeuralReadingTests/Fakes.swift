@@ -63,16 +63,16 @@ struct ScriptedRecogniser: NetworkRunning {
 
 /// Line finding that returns the quads given, without running the detector.
 struct GivenLines: LineFinding {
-    var quads: [LineQuad]
+    var quads: [DetectedBox]
 
-    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [LineQuad] {
+    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox] {
         _ = try detector.run(FeatureMap(channels: 3, height: 32, width: 32), isCancelled: isCancelled)
         return quads
     }
 }
 
 /// An axis-aligned line from (`left`, `top`), `width` x `height` page pixels.
-func levelQuad(left: Double, top: Double, width: Double, height: Double) -> LineQuad {
-    LineQuad(corners: [PixelPoint(x: left, y: top), PixelPoint(x: left + width, y: top),
+func levelQuad(left: Double, top: Double, width: Double, height: Double) -> DetectedBox {
+    DetectedBox(corners: [PixelPoint(x: left, y: top), PixelPoint(x: left + width, y: top),
                        PixelPoint(x: left + width, y: top + height), PixelPoint(x: left, y: top + height)], score: 0.9)
 }

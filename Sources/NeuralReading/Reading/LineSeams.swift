@@ -5,19 +5,6 @@ import GlossNeuralNetwork
 // The seams between the reader and the detection it is handed: `DetectedLines` and
 // `RectifiedLines` below are the real ones (`Detection/`, `LineCrop`); a test hands in fakes.
 
-/// A text line the detector found: its four corners in page pixels, clockwise from the top
-/// left, and the detector's score for it.
-public struct LineQuad: Sendable, Equatable {
-    public var corners: [PixelPoint]
-    public var score: Double
-
-    public init(corners: [PixelPoint], score: Double) {
-        precondition(corners.count == 4, "a line has four corners")
-        self.corners = corners
-        self.score = score
-    }
-}
-
 /// A network run on one input at a time: `Network` is one, and a test's fake.
 public protocol NetworkRunning {
     mutating func run(_ input: FeatureMap, isCancelled: () -> Bool) throws(NetworkError) -> FeatureMap
@@ -26,9 +13,9 @@ public protocol NetworkRunning {
 extension Network: NetworkRunning {}
 
 /// Finds a page's lines with the detector: makes its input from the page, runs it, and turns
-/// its probability map into lines in the page's pixels.
+/// its probability map into lines in the page's pixels, in reading order.
 public protocol LineFinding {
-    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [LineQuad]
+    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox]
 }
 
 /// A line cut out of the page and rectified.
@@ -46,7 +33,7 @@ public struct CroppedLine: Sendable {
 
 /// Cuts a line out of the page, rectified to a level rectangle.
 public protocol LineCropping {
-    func crop(_ page: Raster, along line: LineQuad) -> CroppedLine
+    func crop(_ page: Raster, along line: DetectedBox) -> CroppedLine
 }
 
 /// The detector's lines as RapidOCR finds them: `DetectionPolicy`'s plan for the page, the input
@@ -64,11 +51,11 @@ public struct DetectedLines: LineFinding {
         self.xHeight = xHeight
     }
 
-    public mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [LineQuad] {
+    public mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox] {
         guard let plan = policy.plan(for: page.size, xHeight: xHeight) else { return [] }
         DetectorInput.fill(&input, from: page, plan: plan)
         let map = try detector.run(input, isCancelled: isCancelled)
-        return BoxFinder.boxes(in: map, plan: plan, policy: policy).map { LineQuad(corners: $0.corners, score: $0.score) }
+        return BoxFinder.boxes(in: map, plan: plan, policy: policy)
     }
 }
 
@@ -78,7 +65,7 @@ public struct RectifiedLines: LineCropping {
 
     public init(policy: DetectionPolicy = .rapidOCR) { self.policy = policy }
 
-    public func crop(_ page: Raster, along line: LineQuad) -> CroppedLine {
+    public func crop(_ page: Raster, along line: DetectedBox) -> CroppedLine {
         guard let cut = LineCrop(page: page, corners: line.corners, policy: policy) else {
             return CroppedLine(raster: Raster(width: 0, height: 0, layout: page.layout, pixels: []), corners: line.corners)
         }

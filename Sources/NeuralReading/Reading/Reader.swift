@@ -49,8 +49,8 @@ public final class NeuralReader {
     public func read(raster: Raster, cancellation: CancellationFlag) throws -> RecognizedText {
         let isCancelled = { cancellation.isRaised }
         let started = ContinuousClock.now
-        let found = try cancellable { () throws -> [LineQuad] in try finding.lines(in: raster, detector: &detector, isCancelled: isCancelled) }
-        let quads = LineOrder.sorted(found, sameRow: policy.sameRow)
+        // In reading order: the finder's (RapidOCR's `sorted_boxes`, `BoxFinder`).
+        let quads = try cancellable { () throws -> [DetectedBox] in try finding.lines(in: raster, detector: &detector, isCancelled: isCancelled) }
         let detected = ContinuousClock.now
         timings.detection = detected - started
         defer { timings.recognition = ContinuousClock.now - detected }
