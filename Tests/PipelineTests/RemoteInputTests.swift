@@ -162,7 +162,10 @@ struct RemoteInputTests {
             let (missing, basePeak) = try await peak("/missing", "missing")
             #expect(missing.status == 1 && basePeak > 0, "\(missing.standardError)")
             let extra = endlessPeak - basePeak
-            #expect(extra < cap + cap / 8, "\(extra >> 20) MiB above a run without a body, for a cap of \(cap >> 20) MiB")
+            // A sanitized build keeps pace with the body less well on two cores, so URLSession's
+            // queued chunks lie beside it for longer (229 MiB was seen under ThreadSanitizer).
+            let room = Sanitizers.areOn ? cap / 4 : cap / 8
+            #expect(extra < cap + room, "\(extra >> 20) MiB above a run without a body, for a cap of \(cap >> 20) MiB")
         }
     }
 
