@@ -16,6 +16,18 @@ extension Network {
             switch step.operation {
             case .convolution(_, _, _, _, _, let stride, _, _, _): area[step.output] = scale / Double(stride.0 * stride.1)
             case .transposed: area[step.output] = scale * 4
+            case .banded(let group):
+                // Along the first sources from the step's first input to its output.
+                var areas: [Double] = []
+                for member in group.members {
+                    let before: Double
+                    switch member.sources[0] {
+                    case .outside(let position): before = area[step.inputs[position]]
+                    case .member(let index): before = areas[index]
+                    }
+                    areas.append(before / Double(member.stride.0 * member.stride.1))
+                }
+                area[step.output] = areas.last ?? scale
             case .resize(let factor): area[step.output] = scale * Double(factor * factor)
             case .mean: area[step.output] = 0
             case .pool(_, let stride, _): area[step.output] = scale / Double(stride.0 * stride.1)

@@ -48,6 +48,8 @@ public struct Network: Sendable {
         case addEnlarged(factor: Int)
         /// `y + project(gelu(expand(y)))`, fused from three lines (`Fusion.swift`).
         case channelMixer(expand: PackedMatrix, expandBias: [Float], project: PackedMatrix, projectBias: [Float])
+        /// Full convolutions computed a band of rows at a time (`Banded.swift`).
+        case banded(BandedGroup)
     }
 
     let steps: [Step]
@@ -62,6 +64,8 @@ public struct Network: Sendable {
     var scratch: [Float] = []
     /// The matrix product's packed blocks of its input.
     var workspace: [Float] = []
+    /// The bands of a `.banded` step's maps.
+    var bands: [FeatureMap] = []
     let path: String
 
     /// Builds the network of `model`'s program; `path` names the model in errors.
@@ -215,7 +219,7 @@ public struct Network: Sendable {
             throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
         }
         let inputChannels = channels[0]
-        let fused = Self.fused(steps, output: output)
+        let fused = Self.banding(Self.fused(steps, output: output), channels: channels, output: output)
         let (slotOfValue, slotSizes) = Self.slots(for: fused, channels: channels, output: output)
         self.steps = fused
         self.slotOfValue = slotOfValue
@@ -284,6 +288,16 @@ public struct Network: Sendable {
                     return "line \(step.line): a \(h) x \(w) map is smaller than the kernel"
                 }
             case .transposed: size = (2 * h, 2 * w)
+            case .banded(let group):
+                let inputs = step.inputs.map { sizes[$0] }
+                for other in inputs.dropFirst() where other != (h, w) {
+                    return "line \(step.line): maps of \(h) x \(w) and \(other.height) x \(other.width) do not meet"
+                }
+                let made = group.sizes(inputs: inputs)
+                if made.contains(where: { $0.height < 1 || $0.width < 1 }) {
+                    return "line \(step.line): a \(h) x \(w) map is smaller than a kernel"
+                }
+                size = made[made.count - 1]
             case .maxPool, .linear, .layerNorm, .channelMixer: break
             case .addEnlarged(let factor):
                 let (oh, ow) = sizes[step.inputs[1]]
@@ -412,6 +426,15 @@ public struct Network: Sendable {
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
         case .addEnlarged(let factor):
             Layers.addEnlarged(first, slots[slotOfValue[step.inputs[1]]], by: factor, into: &output)
+        case .banded(let group):
+            var bands: [FeatureMap] = [], workspace: [Float] = []
+            swap(&bands, &self.bands)
+            swap(&workspace, &self.workspace)
+            let finished = Layers.banded(group, inputs: step.inputs.map { slots[slotOfValue[$0]] }, bandRows: Self.bandRows,
+                                         into: &output, bands: &bands, workspace: &workspace, isCancelled: isCancelled)
+            swap(&bands, &self.bands)
+            swap(&workspace, &self.workspace)
+            return finished
         case .channelMixer(let expand, let expandBias, let project, let projectBias):
             return Layers.channelMixer(first, expand: expand, expandBias: expandBias, project: project,
                                        projectBias: projectBias, into: &output, workspace: &workspace,

@@ -57,37 +57,55 @@ extension Layers {
                                                   outputStride: plane, workspace: work.baseAddress!)
                             return
                         }
-                        // A block of one output row's columns at a time, gathered straight into
-                        // the tiles the micro-kernel reads.
-                        let block = Kernels.blockColumns(inner: inner)
-                        for row in 0..<height {
-                            var column = 0
-                            while column < width {
-                                let count = min(block, width - column)
-                                var first = 0
-                                for index in 0..<parts {
-                                    let map = part(index)
-                                    precondition(map.height == input.height && map.width == input.width)
-                                    map.storage.withUnsafeBufferPointer { plane in
-                                        Kernels.gatherPacked(plane.baseAddress!, channels: map.channels, height: map.height,
-                                                             width: map.width, kernel: kernel, stride: stride,
-                                                             padding: (padding.top, padding.left), row: row,
-                                                             firstColumn: column, columns: count, depth: inner,
-                                                             pooled: pooled(index),
-                                                             firstRow: first * kernel.0 * kernel.1, into: work.baseAddress!)
-                                    }
-                                    first += map.channels
-                                }
-                                Kernels.multiplyPacked(
-                                    weights, packed: work.baseAddress!, columns: count, bias: b.baseAddress!,
-                                    activation: activation, residual: nil, residualStride: 0,
-                                    output: Kernels.Destination(base: target.baseAddress! + row * width + column,
-                                                                rowStride: plane, tileStride: Kernels.tileColumns))
-                                column += count
-                            }
-                        }
+                        precondition((0..<parts).allSatisfy { part($0).height == input.height && part($0).width == input.width })
+                        convolveRows(parts: parts, part, pooled: pooled, firstStoredRow: { _ in 0 }, weights: weights,
+                                     bias: b.baseAddress!, kernel: kernel, stride: stride, padding: padding,
+                                     activation: activation, rows: 0..<height, width: width, target: target.baseAddress!,
+                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!)
                     }
                 }
+            }
+        }
+    }
+
+    /// Output rows `rows` (of `width` columns) of a convolution of `parts`, each of which may
+    /// hold only a band of its map's rows: part `i`'s first stored row is row
+    /// `firstStoredRow(i)` of the whole map, and the rows it does not store are either outside
+    /// the map (read as the zero padding) or never read (`Layers.banded`). A block of one output
+    /// row's columns at a time is gathered straight into the tiles the micro-kernel reads
+    /// (`workspace`) and multiplied; output row `r` goes to row `r - targetFirstRow` of `target`,
+    /// whose planes are `targetPlane` apart.
+    static func convolveRows(
+        parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool, firstStoredRow: (Int) -> Int, weights: PackedMatrix,
+        bias: UnsafePointer<Float>, kernel: (Int, Int), stride: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, rows: Range<Int>, width: Int,
+        target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>
+    ) {
+        let inner = weights.inner
+        let block = Kernels.blockColumns(inner: inner)
+        for row in rows {
+            var column = 0
+            while column < width {
+                let count = min(block, width - column)
+                var first = 0
+                for index in 0..<parts {
+                    let map = part(index)
+                    map.storage.withUnsafeBufferPointer { plane in
+                        Kernels.gatherPacked(plane.baseAddress!, channels: map.channels, height: map.height,
+                                             width: map.width, kernel: kernel, stride: stride,
+                                             padding: (padding.top + firstStoredRow(index), padding.left), row: row,
+                                             firstColumn: column, columns: count, depth: inner,
+                                             pooled: pooled(index),
+                                             firstRow: first * kernel.0 * kernel.1, into: workspace)
+                    }
+                    first += map.channels
+                }
+                Kernels.multiplyPacked(
+                    weights, packed: workspace, columns: count, bias: bias,
+                    activation: activation, residual: nil, residualStride: 0,
+                    output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
+                                                rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                column += count
             }
         }
     }
