@@ -49,7 +49,25 @@ extension Network {
             for input in step.inputs { lastUse[input] = index }
         }
         lastUse[output] = steps.count
-        let values = [0] + steps.map(\.output)
+        // A sum or product may write over an input it is that input's last use of, of its own
+        // size (the FPN's 96-channel maps at H/4: two alive instead of three): the output then
+        // lives in that input's slot, and the two values are planned as one.
+        var root = Array(0..<channels.count)
+        for (index, step) in steps.enumerated() {
+            let candidates: ArraySlice<Int>
+            switch step.operation {
+            case .add, .multiply: candidates = step.inputs[...]
+            case .addEnlarged: candidates = step.inputs.prefix(1)
+            default: continue
+            }
+            guard step.inputs.count == 2, step.inputs[0] != step.inputs[1],
+                  let own = candidates.first(where: { lastUse[$0] == index && size[$0] == size[step.output] && $0 != output })
+            else { continue }
+            root[step.output] = root[own]
+            made[root[own]] = min(made[root[own]], made[step.output])
+            lastUse[root[own]] = max(lastUse[root[own]], lastUse[step.output])
+        }
+        let values = ([0] + steps.map(\.output)).filter { root[$0] == $0 }
         var slotOfValue = [Int](repeating: -1, count: channels.count)
         var capacity: [Double] = []
         var residents: [[Int]] = []
@@ -64,6 +82,7 @@ extension Network {
                 residents.append([value])
             }
         }
+        for value in [0] + steps.map(\.output) { slotOfValue[value] = slotOfValue[root[value]] }
         return (slotOfValue, capacity)
     }
 }

@@ -401,10 +401,15 @@ public struct Network: Sendable {
                 Layers.place(slots[slotOfValue[value]], into: &output, at: offset)
                 offset += slots[slotOfValue[value]].count
             }
-        case .add:
-            Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: false, into: &output)
-        case .multiply:
-            Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: true, into: &output)
+        case .add, .multiply:
+            let multiply: Bool
+            if case .multiply = step.operation { multiply = true } else { multiply = false }
+            if let own = step.inputs.firstIndex(where: { slotOfValue[$0] == slotOfValue[step.output] }) {
+                // The output took this input's slot (`MemoryPlan.swift`): `output` holds it.
+                Layers.combineInPlace(&output, slots[slotOfValue[step.inputs[1 - own]]], multiply: multiply)
+            } else {
+                Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: multiply, into: &output)
+            }
         case .mean:
             Layers.channelMean(first, into: &output)
         case .resize(let factor):
@@ -424,6 +429,8 @@ public struct Network: Sendable {
             Layers.linearSoftmaxRows(first, panels: panels, bias: bias, into: &output, scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
+        case .addEnlarged(let factor) where slotOfValue[step.inputs[0]] == slotOfValue[step.output]:
+            Layers.addEnlargedInPlace(&output, slots[slotOfValue[step.inputs[1]]], by: factor)
         case .addEnlarged(let factor):
             Layers.addEnlarged(first, slots[slotOfValue[step.inputs[1]]], by: factor, into: &output)
         case .banded(let group):

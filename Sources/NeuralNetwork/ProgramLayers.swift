@@ -247,32 +247,49 @@ extension Layers {
     /// `a + b` or `a * b`, element by element; `b` may be one value per channel (`C x 1 x 1`),
     /// which scales or shifts each of `a`'s planes.
     public static func combine(_ a: FeatureMap, _ b: FeatureMap, multiply: Bool, into output: inout FeatureMap) {
-        let perChannel = b.planeSize == 1 && a.planeSize != 1
-        precondition(a.channels == b.channels && (perChannel || (a.height == b.height && a.width == b.width)))
         output.reshape(channels: a.channels, height: a.height, width: a.width)
-        let plane = a.planeSize
         a.storage.withUnsafeBufferPointer { x in
-            b.storage.withUnsafeBufferPointer { y in
-                output.storage.withUnsafeMutableBufferPointer { target in
-                    for c in 0..<a.channels {
-                        let from = x.baseAddress! + c * plane, to = target.baseAddress! + c * plane
-                        var i = 0
-                        if perChannel {
-                            let value = y[c], v = Vector(repeating: value)
-                            while i + lanes <= plane {
-                                store(multiply ? load(from + i) * v : load(from + i) + v, to + i)
-                                i += lanes
-                            }
-                            while i < plane { to[i] = multiply ? from[i] * value : from[i] + value; i += 1 }
-                        } else {
-                            let other = y.baseAddress! + c * plane
-                            while i + lanes <= plane {
-                                store(multiply ? load(from + i) * load(other + i) : load(from + i) + load(other + i), to + i)
-                                i += lanes
-                            }
-                            while i < plane { to[i] = multiply ? from[i] * other[i] : from[i] + other[i]; i += 1 }
-                        }
+            output.storage.withUnsafeMutableBufferPointer { target in
+                combine(x.baseAddress!, (a.channels, a.height, a.width), b, multiply: multiply, into: target.baseAddress!)
+            }
+        }
+    }
+
+    /// The same into `a`'s own storage (a step whose output takes its input's slot:
+    /// `MemoryPlan.swift`); the operations commute, so either input may be `a`.
+    static func combineInPlace(_ a: inout FeatureMap, _ b: FeatureMap, multiply: Bool) {
+        let shape = (a.channels, a.height, a.width)
+        a.storage.withUnsafeMutableBufferPointer { target in
+            combine(target.baseAddress!, shape, b, multiply: multiply, into: target.baseAddress!)
+        }
+    }
+
+    /// `a`'s values (at `from`, shaped as `a`) with `b`'s, each plane's, into `to` (which may be `from`).
+    private static func combine(
+        _ from: UnsafePointer<Float>, _ a: (channels: Int, height: Int, width: Int), _ b: FeatureMap, multiply: Bool,
+        into to: UnsafeMutablePointer<Float>
+    ) {
+        let plane = a.height * a.width
+        let perChannel = b.planeSize == 1 && plane != 1
+        precondition(a.channels == b.channels && (perChannel || (a.height == b.height && a.width == b.width)))
+        b.storage.withUnsafeBufferPointer { y in
+            for c in 0..<a.channels {
+                let from = from + c * plane, to = to + c * plane
+                var i = 0
+                if perChannel {
+                    let value = y[c], v = Vector(repeating: value)
+                    while i + lanes <= plane {
+                        store(multiply ? load(from + i) * v : load(from + i) + v, to + i)
+                        i += lanes
                     }
+                    while i < plane { to[i] = multiply ? from[i] * value : from[i] + value; i += 1 }
+                } else {
+                    let other = y.baseAddress! + c * plane
+                    while i + lanes <= plane {
+                        store(multiply ? load(from + i) * load(other + i) : load(from + i) + load(other + i), to + i)
+                        i += lanes
+                    }
+                    while i < plane { to[i] = multiply ? from[i] * other[i] : from[i] + other[i]; i += 1 }
                 }
             }
         }
@@ -299,23 +316,39 @@ extension Layers {
 
     /// `fine + coarse` enlarged by `factor` (nearest neighbour), without storing the enlarged map.
     static func addEnlarged(_ fine: FeatureMap, _ coarse: FeatureMap, by factor: Int, into output: inout FeatureMap) {
+        output.reshape(channels: fine.channels, height: fine.height, width: fine.width)
+        fine.storage.withUnsafeBufferPointer { a in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                addEnlarged(a.baseAddress!, (fine.channels, fine.height, fine.width), coarse, by: factor, into: target.baseAddress!)
+            }
+        }
+    }
+
+    /// The same into `fine`'s own storage (`MemoryPlan.swift`).
+    static func addEnlargedInPlace(_ fine: inout FeatureMap, _ coarse: FeatureMap, by factor: Int) {
+        let shape = (fine.channels, fine.height, fine.width)
+        fine.storage.withUnsafeMutableBufferPointer { target in
+            addEnlarged(target.baseAddress!, shape, coarse, by: factor, into: target.baseAddress!)
+        }
+    }
+
+    /// `fine`'s values (at `from`) plus `coarse` enlarged, into `to` (which may be `from`).
+    private static func addEnlarged(
+        _ from: UnsafePointer<Float>, _ fine: (channels: Int, height: Int, width: Int), _ coarse: FeatureMap, by factor: Int,
+        into to: UnsafeMutablePointer<Float>
+    ) {
         precondition(fine.channels == coarse.channels && fine.height == coarse.height * factor
             && fine.width == coarse.width * factor)
         let width = fine.width, coarseWidth = coarse.width
-        output.reshape(channels: fine.channels, height: fine.height, width: width)
-        fine.storage.withUnsafeBufferPointer { a in
-            coarse.storage.withUnsafeBufferPointer { b in
-                output.storage.withUnsafeMutableBufferPointer { target in
-                    for c in 0..<fine.channels {
-                        for y in 0..<fine.height {
-                            let line = (c * fine.height + y) * width
-                            let row = b.baseAddress! + (c * coarse.height + y / factor) * coarseWidth
-                            let from = a.baseAddress! + line, to = target.baseAddress! + line
-                            for x in 0..<coarseWidth {
-                                let value = row[x]
-                                for copy in 0..<factor { to[x * factor + copy] = from[x * factor + copy] + value }
-                            }
-                        }
+        coarse.storage.withUnsafeBufferPointer { b in
+            for c in 0..<fine.channels {
+                for y in 0..<fine.height {
+                    let line = (c * fine.height + y) * width
+                    let row = b.baseAddress! + (c * coarse.height + y / factor) * coarseWidth
+                    let from = from + line, to = to + line
+                    for x in 0..<coarseWidth {
+                        let value = row[x]
+                        for copy in 0..<factor { to[x * factor + copy] = from[x * factor + copy] + value }
                     }
                 }
             }
