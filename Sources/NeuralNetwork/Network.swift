@@ -332,24 +332,40 @@ public struct Network: Sendable {
 
     /// Runs the network on `input` (channels as the first layer expects; any size whose maps
     /// fit together, `plan` says) and returns its output. `isCancelled` is asked between
-    /// operations and
-    /// between blocks of a fused one; when it says yes the run stops with `NetworkError.cancelled`.
+    /// operations and between blocks (or bands) of a fused one; when it says yes the run stops
+    /// with `NetworkError.cancelled`.
     public mutating func run(_ input: FeatureMap, isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
-        guard input.channels == inputChannels, input.height > 0, input.width > 0 else {
+        guard input.channels == inputChannels else {
             throw .badInput("\(path): a \(input.channels) x \(input.height) x \(input.width) input; "
                 + "the network takes \(inputChannels) channels")
         }
-        if let reason = plan(height: input.height, width: input.width) {
-            throw .badInput("\(path): a \(input.height) x \(input.width) input does not fit, \(reason)")
+        return try run(height: input.height, width: input.width, filling: { map in
+            map.storage.withUnsafeMutableBufferPointer { target in
+                input.storage.withUnsafeBufferPointer { source in
+                    target.baseAddress!.update(from: source.baseAddress!, count: input.count)
+                }
+            }
+        }, isCancelled: isCancelled)
+    }
+
+    /// Runs the network on an input of `height x width` that `fill` writes straight into the
+    /// network's own map (shaped as the input, its contents undefined; `fill` may reshape it
+    /// only to that shape), so the caller need not hold a copy of the input.
+    public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
+                             isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
+        guard height > 0, width > 0 else { throw .badInput("\(path): a \(height) x \(width) input") }
+        if let reason = plan(height: height, width: width) {
+            throw .badInput("\(path): a \(height) x \(width) input does not fit, \(reason)")
         }
         for (slot, size) in slotSizes.enumerated() {
-            slots[slot].reserve(Int((size * Double(input.planeSize)).rounded(.up)))
+            slots[slot].reserve(Int((size * Double(height * width)).rounded(.up)))
         }
-        slots[slotOfValue[0]].reshape(channels: input.channels, height: input.height, width: input.width)
-        slots[slotOfValue[0]].storage.withUnsafeMutableBufferPointer { target in
-            input.storage.withUnsafeBufferPointer { source in
-                target.baseAddress!.update(from: source.baseAddress!, count: input.count)
-            }
+        let slot = slotOfValue[0]
+        slots[slot].reshape(channels: inputChannels, height: height, width: width)
+        fill(&slots[slot])
+        guard (slots[slot].channels, slots[slot].height, slots[slot].width) == (inputChannels, height, width) else {
+            throw .badInput("\(path): the input was filled as \(slots[slot].channels) x \(slots[slot].height) x "
+                + "\(slots[slot].width), not \(inputChannels) x \(height) x \(width)")
         }
         for step in steps {
             if isCancelled() { throw .cancelled }
