@@ -57,7 +57,7 @@ extension Network {
             let candidates: ArraySlice<Int>
             switch step.operation {
             case .add, .multiply: candidates = step.inputs[...]
-            case .addEnlarged: candidates = step.inputs.prefix(1)
+            case .addEnlarged, .addProduct: candidates = step.inputs.prefix(1)
             default: continue
             }
             guard step.inputs.count == 2, step.inputs[0] != step.inputs[1],

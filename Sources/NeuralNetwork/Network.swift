@@ -29,6 +29,8 @@ public struct Network: Sendable {
         case concat
         case add
         case multiply
+        /// `a + a * b`, fused from a product and the sum of it with its first input (`Fusion.swift`).
+        case addProduct
         case mean
         case resize(factor: Int)
         /// `weights` `[out][in]` applied to each pixel's channels (a token's features).
@@ -308,7 +310,7 @@ public struct Network: Sendable {
                 for other in step.inputs.dropFirst() where sizes[other] != (h, w) {
                     return "line \(step.line): maps of \(h) x \(w) and \(sizes[other].height) x \(sizes[other].width) do not meet"
                 }
-            case .add, .multiply:
+            case .add, .multiply, .addProduct:
                 // The second may be one value per channel.
                 let (oh, ow) = sizes[step.inputs[1]]
                 if (oh, ow) != (h, w) && oh * ow != 1 {
@@ -417,14 +419,18 @@ public struct Network: Sendable {
                 Layers.place(slots[slotOfValue[value]], into: &output, at: offset)
                 offset += slots[slotOfValue[value]].count
             }
-        case .add, .multiply:
-            let multiply: Bool
-            if case .multiply = step.operation { multiply = true } else { multiply = false }
+        case .add, .multiply, .addProduct:
+            let how: Layers.Combination
+            switch step.operation {
+            case .multiply: how = .multiply
+            case .addProduct: how = .addProduct
+            default: how = .add
+            }
             if let own = step.inputs.firstIndex(where: { slotOfValue[$0] == slotOfValue[step.output] }) {
                 // The output took this input's slot (`MemoryPlan.swift`): `output` holds it.
-                Layers.combineInPlace(&output, slots[slotOfValue[step.inputs[1 - own]]], multiply: multiply)
+                Layers.combineInPlace(&output, slots[slotOfValue[step.inputs[1 - own]]], how)
             } else {
-                Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: multiply, into: &output)
+                Layers.combine(first, slots[slotOfValue[step.inputs[1]]], how, into: &output)
             }
         case .mean:
             Layers.channelMean(first, into: &output)

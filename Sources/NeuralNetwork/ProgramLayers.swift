@@ -250,23 +250,54 @@ extension Layers {
         output.reshape(channels: a.channels, height: a.height, width: a.width)
         a.storage.withUnsafeBufferPointer { x in
             output.storage.withUnsafeMutableBufferPointer { target in
-                combine(x.baseAddress!, (a.channels, a.height, a.width), b, multiply: multiply, into: target.baseAddress!)
+                combine(x.baseAddress!, (a.channels, a.height, a.width), b, multiply ? .multiply : .add,
+                        into: target.baseAddress!)
+            }
+        }
+    }
+
+    /// How `combine` puts two values together: `addProduct` is `a + a * b` (a residual
+    /// squeeze-and-excitation's sum with its product, fused: `Fusion.swift`).
+    enum Combination: Sendable { case add, multiply, addProduct }
+
+    @inline(__always) static func combined(_ x: Vector, _ y: Vector, _ how: Combination) -> Vector {
+        switch how {
+        case .add: return x + y
+        case .multiply: return x * y
+        case .addProduct: return x + x * y
+        }
+    }
+
+    @inline(__always) static func combined(_ x: Float, _ y: Float, _ how: Combination) -> Float {
+        switch how {
+        case .add: return x + y
+        case .multiply: return x * y
+        case .addProduct: return x + x * y
+        }
+    }
+
+    /// `a` with `b` as `how` says, into `output`.
+    static func combine(_ a: FeatureMap, _ b: FeatureMap, _ how: Combination, into output: inout FeatureMap) {
+        output.reshape(channels: a.channels, height: a.height, width: a.width)
+        a.storage.withUnsafeBufferPointer { x in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                combine(x.baseAddress!, (a.channels, a.height, a.width), b, how, into: target.baseAddress!)
             }
         }
     }
 
     /// The same into `a`'s own storage (a step whose output takes its input's slot:
-    /// `MemoryPlan.swift`); the operations commute, so either input may be `a`.
-    static func combineInPlace(_ a: inout FeatureMap, _ b: FeatureMap, multiply: Bool) {
+    /// `MemoryPlan.swift`); add and multiply commute, so either of their inputs may be `a`.
+    static func combineInPlace(_ a: inout FeatureMap, _ b: FeatureMap, _ how: Combination) {
         let shape = (a.channels, a.height, a.width)
         a.storage.withUnsafeMutableBufferPointer { target in
-            combine(target.baseAddress!, shape, b, multiply: multiply, into: target.baseAddress!)
+            combine(target.baseAddress!, shape, b, how, into: target.baseAddress!)
         }
     }
 
     /// `a`'s values (at `from`, shaped as `a`) with `b`'s, each plane's, into `to` (which may be `from`).
     private static func combine(
-        _ from: UnsafePointer<Float>, _ a: (channels: Int, height: Int, width: Int), _ b: FeatureMap, multiply: Bool,
+        _ from: UnsafePointer<Float>, _ a: (channels: Int, height: Int, width: Int), _ b: FeatureMap, _ how: Combination,
         into to: UnsafeMutablePointer<Float>
     ) {
         let plane = a.height * a.width
@@ -279,17 +310,17 @@ extension Layers {
                 if perChannel {
                     let value = y[c], v = Vector(repeating: value)
                     while i + lanes <= plane {
-                        store(multiply ? load(from + i) * v : load(from + i) + v, to + i)
+                        store(combined(load(from + i), v, how), to + i)
                         i += lanes
                     }
-                    while i < plane { to[i] = multiply ? from[i] * value : from[i] + value; i += 1 }
+                    while i < plane { to[i] = combined(from[i], value, how); i += 1 }
                 } else {
                     let other = y.baseAddress! + c * plane
                     while i + lanes <= plane {
-                        store(multiply ? load(from + i) * load(other + i) : load(from + i) + load(other + i), to + i)
+                        store(combined(load(from + i), load(other + i), how), to + i)
                         i += lanes
                     }
-                    while i < plane { to[i] = multiply ? from[i] * other[i] : from[i] + other[i]; i += 1 }
+                    while i < plane { to[i] = combined(from[i], other[i], how); i += 1 }
                 }
             }
         }

@@ -81,3 +81,20 @@ struct BandedTests {
         #expect(groups.first?.channels == [24, 12, 24, 24])
     }
 }
+
+/// The fused `x + x * s` (`.addProduct`) against the product and sum it replaces, whole and in
+/// place, with `s` one value per channel or a map.
+struct AddProductTests {
+    @Test(arguments: [1, 7])
+    func theFusedSumEqualsTheProductThenTheSum(scaleSize: Int) {
+        let x = LayerTests.map(3, 7, 7, seed: 40), s = LayerTests.map(3, scaleSize, scaleSize, seed: 41)
+        var product = FeatureMap(channels: 0, height: 0, width: 0), expected = product, fused = product
+        Layers.combine(x, s, multiply: true, into: &product)
+        Layers.combine(x, product, multiply: false, into: &expected)
+        Layers.combine(x, s, .addProduct, into: &fused)
+        #expect(Array(fused.values) == Array(expected.values))
+        var inPlace = x
+        Layers.combineInPlace(&inPlace, s, .addProduct)
+        #expect(Array(inPlace.values) == Array(expected.values))
+    }
+}
