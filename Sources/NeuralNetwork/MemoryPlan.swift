@@ -49,18 +49,22 @@ extension Network {
             for input in step.inputs { lastUse[input] = index }
         }
         lastUse[output] = steps.count
-        // A sum or product may write over an input it is that input's last use of, of its own
-        // size (the FPN's 96-channel maps at H/4: two alive instead of three): the output then
-        // lives in that input's slot, and the two values are planned as one.
+        // A sum or product, or a depthwise convolution at stride 1, may write over an input it
+        // is that input's last use of, of its own size (the FPN's 96-channel maps at H/4: two
+        // alive instead of three): the output then lives in that input's slot, and the two
+        // values are planned as one.
         var root = Array(0..<channels.count)
         for (index, step) in steps.enumerated() {
             let candidates: ArraySlice<Int>
             switch step.operation {
             case .add, .multiply: candidates = step.inputs[...]
             case .addEnlarged, .addProduct: candidates = step.inputs.prefix(1)
+            case .convolution(_, nil, _, _, let kernel, (1, 1), let padding, let groups, _)
+                where groups > 1 && padding.top + padding.bottom == kernel.0 - 1 && padding.left + padding.right == kernel.1 - 1:
+                candidates = step.inputs.prefix(1)
             default: continue
             }
-            guard step.inputs.count == 2, step.inputs[0] != step.inputs[1],
+            guard step.inputs.count == 2 && step.inputs[0] != step.inputs[1] || candidates.count == 1 && step.inputs.count == 1,
                   let own = candidates.first(where: { lastUse[$0] == index && size[$0] == size[step.output] && $0 != output })
             else { continue }
             root[step.output] = root[own]

@@ -398,6 +398,10 @@ public struct Network: Sendable {
                                    into: &output, scratch: &scratch, workspace: &workspace)
                 swap(&scratch, &self.scratch)
                 swap(&workspace, &self.workspace)
+            } else if groups > 1 && slotOfValue[step.inputs[0]] == slotOfValue[step.output] {
+                // The output took the input's slot (`MemoryPlan.swift`): `output` holds it.
+                Layers.depthwiseConvolutionInPlace(&output, weights: weights, bias: bias, kernel: kernel, padding: padding,
+                                                   activation: activation, scratch: &scratch)
             } else if groups > 1 {
                 Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                             activation: activation, into: &output, scratch: &scratch)

@@ -138,6 +138,32 @@ extension Layers {
         }
     }
 
+    /// The same at stride 1 keeping the map's size, into the map's own storage (a step whose
+    /// output takes its input's slot: `MemoryPlan.swift`): each plane is copied into the scratch
+    /// plane before its output is written, so it can be written over.
+    static func depthwiseConvolutionInPlace(
+        _ map: inout FeatureMap, weights: [Float], bias: [Float], kernel: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, scratch: inout [Float]
+    ) {
+        let (channels, height, width) = (map.channels, map.height, map.width)
+        precondition(height + padding.top + padding.bottom - kernel.0 + 1 == height
+            && width + padding.left + padding.right - kernel.1 + 1 == width)
+        precondition(weights.count == channels * kernel.0 * kernel.1 && bias.count == channels)
+        reserve(&scratch, (height + padding.top + padding.bottom) * (width + padding.left + padding.right))
+        map.storage.withUnsafeMutableBufferPointer { storage in
+            weights.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { b in
+                    scratch.withUnsafeMutableBufferPointer { padded in
+                        Kernels.depthwise(storage.baseAddress!, channels: channels, height: height, width: width,
+                                          weights: w.baseAddress!, bias: b.baseAddress!, kernel: kernel, stride: (1, 1),
+                                          padding: padding, activation: activation, into: storage.baseAddress!,
+                                          outHeight: height, outWidth: width, scratch: padded.baseAddress!)
+                    }
+                }
+            }
+        }
+    }
+
     /// A transposed convolution with kernel and stride 2x2: each input pixel paints its own
     /// 2x2 block, `out[o][2y+i][2x+j] = bias[o] + sum_c w[i][j][o][c] * in[c][y][x]`.
     /// `weights` are `[i][j][out][in]`; they are packed on every call (`Network` packs once).

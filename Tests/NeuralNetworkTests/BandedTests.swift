@@ -98,3 +98,18 @@ struct AddProductTests {
         #expect(Array(inPlace.values) == Array(expected.values))
     }
 }
+
+/// A depthwise convolution written over its own input equals one into a map of its own.
+struct DepthwiseInPlaceTests {
+    @Test func inPlaceEqualsIntoAnotherMap() {
+        let input = LayerTests.map(3, 9, 11, seed: 50)
+        let weights = LayerTests.values(3 * 21, seed: 51), bias = LayerTests.values(3, seed: 52)
+        var expected = FeatureMap(channels: 0, height: 0, width: 0), scratch: [Float] = []
+        Layers.depthwiseConvolution(input, weights: weights, bias: bias, kernel: (3, 7), stride: (1, 1),
+                                    padding: (1, 3, 1, 3), activation: .swish, into: &expected, scratch: &scratch)
+        var map = input
+        Layers.depthwiseConvolutionInPlace(&map, weights: weights, bias: bias, kernel: (3, 7), padding: (1, 3, 1, 3),
+                                           activation: .swish, scratch: &scratch)
+        #expect(Array(map.values) == Array(expected.values))
+    }
+}
