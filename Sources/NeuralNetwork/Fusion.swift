@@ -19,6 +19,14 @@ extension Network {
             if index + 2 < steps.count, let mixer = channelMixer(steps[index], steps[index + 1], steps[index + 2], uses: uses) {
                 result.append(mixer)
                 index += 3
+            } else if index + 1 < steps.count, case .multiply = steps[index].operation, case .add = steps[index + 1].operation,
+                      uses[steps[index].output] == 1, steps[index].inputs.count == 2,
+                      Set(steps[index + 1].inputs) == [steps[index].inputs[0], steps[index].output] {
+                // A residual squeeze-and-excitation, `x + x * s`, in one pass (and, as `x` is
+                // last read there, in `x`'s slot: `MemoryPlan.swift`).
+                result.append(Step(operation: .addProduct, inputs: steps[index].inputs, output: steps[index + 1].output,
+                                   line: steps[index + 1].line))
+                index += 2
             } else if index + 1 < steps.count, case .resize(let factor) = steps[index].operation,
                       case .add = steps[index + 1].operation, uses[steps[index].output] == 1,
                       steps[index + 1].inputs.contains(steps[index].output),

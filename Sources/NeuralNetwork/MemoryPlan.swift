@@ -16,6 +16,18 @@ extension Network {
             switch step.operation {
             case .convolution(_, _, _, _, _, let stride, _, _, _): area[step.output] = scale / Double(stride.0 * stride.1)
             case .transposed: area[step.output] = scale * 4
+            case .banded(let group):
+                // Along the first sources from the step's first input to its output.
+                var areas: [Double] = []
+                for member in group.members {
+                    let before: Double
+                    switch member.sources[0] {
+                    case .outside(let position): before = area[step.inputs[position]]
+                    case .member(let index): before = areas[index]
+                    }
+                    areas.append(before / Double(member.stride.0 * member.stride.1))
+                }
+                area[step.output] = areas.last ?? scale
             case .resize(let factor): area[step.output] = scale * Double(factor * factor)
             case .mean: area[step.output] = 0
             case .pool(_, let stride, _): area[step.output] = scale / Double(stride.0 * stride.1)
@@ -37,7 +49,29 @@ extension Network {
             for input in step.inputs { lastUse[input] = index }
         }
         lastUse[output] = steps.count
-        let values = [0] + steps.map(\.output)
+        // A sum or product, or a depthwise convolution at stride 1, may write over an input it
+        // is that input's last use of, of its own size (the FPN's 96-channel maps at H/4: two
+        // alive instead of three): the output then lives in that input's slot, and the two
+        // values are planned as one.
+        var root = Array(0..<channels.count)
+        for (index, step) in steps.enumerated() {
+            let candidates: ArraySlice<Int>
+            switch step.operation {
+            case .add, .multiply: candidates = step.inputs[...]
+            case .addEnlarged, .addProduct: candidates = step.inputs.prefix(1)
+            case .convolution(_, nil, _, _, let kernel, (1, 1), let padding, let groups, _)
+                where groups > 1 && padding.top + padding.bottom == kernel.0 - 1 && padding.left + padding.right == kernel.1 - 1:
+                candidates = step.inputs.prefix(1)
+            default: continue
+            }
+            guard step.inputs.count == 2 && step.inputs[0] != step.inputs[1] || candidates.count == 1 && step.inputs.count == 1,
+                  let own = candidates.first(where: { lastUse[$0] == index && size[$0] == size[step.output] && $0 != output })
+            else { continue }
+            root[step.output] = root[own]
+            made[root[own]] = min(made[root[own]], made[step.output])
+            lastUse[root[own]] = max(lastUse[root[own]], lastUse[step.output])
+        }
+        let values = ([0] + steps.map(\.output)).filter { root[$0] == $0 }
         var slotOfValue = [Int](repeating: -1, count: channels.count)
         var capacity: [Double] = []
         var residents: [[Int]] = []
@@ -52,6 +86,7 @@ extension Network {
                 residents.append([value])
             }
         }
+        for value in [0] + steps.map(\.output) { slotOfValue[value] = slotOfValue[root[value]] }
         return (slotOfValue, capacity)
     }
 }

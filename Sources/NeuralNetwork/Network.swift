@@ -29,6 +29,8 @@ public struct Network: Sendable {
         case concat
         case add
         case multiply
+        /// `a + a * b`, fused from a product and the sum of it with its first input (`Fusion.swift`).
+        case addProduct
         case mean
         case resize(factor: Int)
         /// `weights` `[out][in]` applied to each pixel's channels (a token's features).
@@ -48,6 +50,8 @@ public struct Network: Sendable {
         case addEnlarged(factor: Int)
         /// `y + project(gelu(expand(y)))`, fused from three lines (`Fusion.swift`).
         case channelMixer(expand: PackedMatrix, expandBias: [Float], project: PackedMatrix, projectBias: [Float])
+        /// Full convolutions computed a band of rows at a time (`Banded.swift`).
+        case banded(BandedGroup)
     }
 
     let steps: [Step]
@@ -62,6 +66,8 @@ public struct Network: Sendable {
     var scratch: [Float] = []
     /// The matrix product's packed blocks of its input.
     var workspace: [Float] = []
+    /// The bands of a `.banded` step's maps.
+    var bands: [FeatureMap] = []
     let path: String
 
     /// Builds the network of `model`'s program; `path` names the model in errors.
@@ -215,7 +221,7 @@ public struct Network: Sendable {
             throw ModelError(path: path, reason: "the program does not start with a convolution of its input")
         }
         let inputChannels = channels[0]
-        let fused = Self.fused(steps, output: output)
+        let fused = Self.banding(Self.fused(steps, output: output), channels: channels, output: output)
         let (slotOfValue, slotSizes) = Self.slots(for: fused, channels: channels, output: output)
         self.steps = fused
         self.slotOfValue = slotOfValue
@@ -284,6 +290,16 @@ public struct Network: Sendable {
                     return "line \(step.line): a \(h) x \(w) map is smaller than the kernel"
                 }
             case .transposed: size = (2 * h, 2 * w)
+            case .banded(let group):
+                let inputs = step.inputs.map { sizes[$0] }
+                for other in inputs.dropFirst() where other != (h, w) {
+                    return "line \(step.line): maps of \(h) x \(w) and \(other.height) x \(other.width) do not meet"
+                }
+                let made = group.sizes(inputs: inputs)
+                if made.contains(where: { $0.height < 1 || $0.width < 1 }) {
+                    return "line \(step.line): a \(h) x \(w) map is smaller than a kernel"
+                }
+                size = made[made.count - 1]
             case .maxPool, .linear, .layerNorm, .channelMixer: break
             case .addEnlarged(let factor):
                 let (oh, ow) = sizes[step.inputs[1]]
@@ -294,7 +310,7 @@ public struct Network: Sendable {
                 for other in step.inputs.dropFirst() where sizes[other] != (h, w) {
                     return "line \(step.line): maps of \(h) x \(w) and \(sizes[other].height) x \(sizes[other].width) do not meet"
                 }
-            case .add, .multiply:
+            case .add, .multiply, .addProduct:
                 // The second may be one value per channel.
                 let (oh, ow) = sizes[step.inputs[1]]
                 if (oh, ow) != (h, w) && oh * ow != 1 {
@@ -318,24 +334,40 @@ public struct Network: Sendable {
 
     /// Runs the network on `input` (channels as the first layer expects; any size whose maps
     /// fit together, `plan` says) and returns its output. `isCancelled` is asked between
-    /// operations and
-    /// between blocks of a fused one; when it says yes the run stops with `NetworkError.cancelled`.
+    /// operations and between blocks (or bands) of a fused one; when it says yes the run stops
+    /// with `NetworkError.cancelled`.
     public mutating func run(_ input: FeatureMap, isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
-        guard input.channels == inputChannels, input.height > 0, input.width > 0 else {
+        guard input.channels == inputChannels else {
             throw .badInput("\(path): a \(input.channels) x \(input.height) x \(input.width) input; "
                 + "the network takes \(inputChannels) channels")
         }
-        if let reason = plan(height: input.height, width: input.width) {
-            throw .badInput("\(path): a \(input.height) x \(input.width) input does not fit, \(reason)")
+        return try run(height: input.height, width: input.width, filling: { map in
+            map.storage.withUnsafeMutableBufferPointer { target in
+                input.storage.withUnsafeBufferPointer { source in
+                    target.baseAddress!.update(from: source.baseAddress!, count: input.count)
+                }
+            }
+        }, isCancelled: isCancelled)
+    }
+
+    /// Runs the network on an input of `height x width` that `fill` writes straight into the
+    /// network's own map (shaped as the input, its contents undefined; `fill` may reshape it
+    /// only to that shape), so the caller need not hold a copy of the input.
+    public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
+                             isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
+        guard height > 0, width > 0 else { throw .badInput("\(path): a \(height) x \(width) input") }
+        if let reason = plan(height: height, width: width) {
+            throw .badInput("\(path): a \(height) x \(width) input does not fit, \(reason)")
         }
         for (slot, size) in slotSizes.enumerated() {
-            slots[slot].reserve(Int((size * Double(input.planeSize)).rounded(.up)))
+            slots[slot].reserve(Int((size * Double(height * width)).rounded(.up)))
         }
-        slots[slotOfValue[0]].reshape(channels: input.channels, height: input.height, width: input.width)
-        slots[slotOfValue[0]].storage.withUnsafeMutableBufferPointer { target in
-            input.storage.withUnsafeBufferPointer { source in
-                target.baseAddress!.update(from: source.baseAddress!, count: input.count)
-            }
+        let slot = slotOfValue[0]
+        slots[slot].reshape(channels: inputChannels, height: height, width: width)
+        fill(&slots[slot])
+        guard (slots[slot].channels, slots[slot].height, slots[slot].width) == (inputChannels, height, width) else {
+            throw .badInput("\(path): the input was filled as \(slots[slot].channels) x \(slots[slot].height) x "
+                + "\(slots[slot].width), not \(inputChannels) x \(height) x \(width)")
         }
         for step in steps {
             if isCancelled() { throw .cancelled }
@@ -366,6 +398,10 @@ public struct Network: Sendable {
                                    into: &output, scratch: &scratch, workspace: &workspace)
                 swap(&scratch, &self.scratch)
                 swap(&workspace, &self.workspace)
+            } else if groups > 1 && slotOfValue[step.inputs[0]] == slotOfValue[step.output] {
+                // The output took the input's slot (`MemoryPlan.swift`): `output` holds it.
+                Layers.depthwiseConvolutionInPlace(&output, weights: weights, bias: bias, kernel: kernel, padding: padding,
+                                                   activation: activation, scratch: &scratch)
             } else if groups > 1 {
                 Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                             activation: activation, into: &output, scratch: &scratch)
@@ -387,10 +423,19 @@ public struct Network: Sendable {
                 Layers.place(slots[slotOfValue[value]], into: &output, at: offset)
                 offset += slots[slotOfValue[value]].count
             }
-        case .add:
-            Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: false, into: &output)
-        case .multiply:
-            Layers.combine(first, slots[slotOfValue[step.inputs[1]]], multiply: true, into: &output)
+        case .add, .multiply, .addProduct:
+            let how: Layers.Combination
+            switch step.operation {
+            case .multiply: how = .multiply
+            case .addProduct: how = .addProduct
+            default: how = .add
+            }
+            if let own = step.inputs.firstIndex(where: { slotOfValue[$0] == slotOfValue[step.output] }) {
+                // The output took this input's slot (`MemoryPlan.swift`): `output` holds it.
+                Layers.combineInPlace(&output, slots[slotOfValue[step.inputs[1 - own]]], how)
+            } else {
+                Layers.combine(first, slots[slotOfValue[step.inputs[1]]], how, into: &output)
+            }
         case .mean:
             Layers.channelMean(first, into: &output)
         case .resize(let factor):
@@ -410,8 +455,19 @@ public struct Network: Sendable {
             Layers.linearSoftmaxRows(first, panels: panels, bias: bias, into: &output, scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
+        case .addEnlarged(let factor) where slotOfValue[step.inputs[0]] == slotOfValue[step.output]:
+            Layers.addEnlargedInPlace(&output, slots[slotOfValue[step.inputs[1]]], by: factor)
         case .addEnlarged(let factor):
             Layers.addEnlarged(first, slots[slotOfValue[step.inputs[1]]], by: factor, into: &output)
+        case .banded(let group):
+            var bands: [FeatureMap] = [], workspace: [Float] = []
+            swap(&bands, &self.bands)
+            swap(&workspace, &self.workspace)
+            let finished = Layers.banded(group, inputs: step.inputs.map { slots[slotOfValue[$0]] }, bandRows: Self.bandRows,
+                                         into: &output, bands: &bands, workspace: &workspace, isCancelled: isCancelled)
+            swap(&bands, &self.bands)
+            swap(&workspace, &self.workspace)
+            return finished
         case .channelMixer(let expand, let expandBias, let project, let projectBias):
             return Layers.channelMixer(first, expand: expand, expandBias: expandBias, project: project,
                                        projectBias: projectBias, into: &output, workspace: &workspace,

@@ -57,37 +57,55 @@ extension Layers {
                                                   outputStride: plane, workspace: work.baseAddress!)
                             return
                         }
-                        // A block of one output row's columns at a time, gathered straight into
-                        // the tiles the micro-kernel reads.
-                        let block = Kernels.blockColumns(inner: inner)
-                        for row in 0..<height {
-                            var column = 0
-                            while column < width {
-                                let count = min(block, width - column)
-                                var first = 0
-                                for index in 0..<parts {
-                                    let map = part(index)
-                                    precondition(map.height == input.height && map.width == input.width)
-                                    map.storage.withUnsafeBufferPointer { plane in
-                                        Kernels.gatherPacked(plane.baseAddress!, channels: map.channels, height: map.height,
-                                                             width: map.width, kernel: kernel, stride: stride,
-                                                             padding: (padding.top, padding.left), row: row,
-                                                             firstColumn: column, columns: count, depth: inner,
-                                                             pooled: pooled(index),
-                                                             firstRow: first * kernel.0 * kernel.1, into: work.baseAddress!)
-                                    }
-                                    first += map.channels
-                                }
-                                Kernels.multiplyPacked(
-                                    weights, packed: work.baseAddress!, columns: count, bias: b.baseAddress!,
-                                    activation: activation, residual: nil, residualStride: 0,
-                                    output: Kernels.Destination(base: target.baseAddress! + row * width + column,
-                                                                rowStride: plane, tileStride: Kernels.tileColumns))
-                                column += count
-                            }
-                        }
+                        precondition((0..<parts).allSatisfy { part($0).height == input.height && part($0).width == input.width })
+                        convolveRows(parts: parts, part, pooled: pooled, firstStoredRow: { _ in 0 }, weights: weights,
+                                     bias: b.baseAddress!, kernel: kernel, stride: stride, padding: padding,
+                                     activation: activation, rows: 0..<height, width: width, target: target.baseAddress!,
+                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!)
                     }
                 }
+            }
+        }
+    }
+
+    /// Output rows `rows` (of `width` columns) of a convolution of `parts`, each of which may
+    /// hold only a band of its map's rows: part `i`'s first stored row is row
+    /// `firstStoredRow(i)` of the whole map, and the rows it does not store are either outside
+    /// the map (read as the zero padding) or never read (`Layers.banded`). A block of one output
+    /// row's columns at a time is gathered straight into the tiles the micro-kernel reads
+    /// (`workspace`) and multiplied; output row `r` goes to row `r - targetFirstRow` of `target`,
+    /// whose planes are `targetPlane` apart.
+    static func convolveRows(
+        parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool, firstStoredRow: (Int) -> Int, weights: PackedMatrix,
+        bias: UnsafePointer<Float>, kernel: (Int, Int), stride: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, rows: Range<Int>, width: Int,
+        target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>
+    ) {
+        let inner = weights.inner
+        let block = Kernels.blockColumns(inner: inner)
+        for row in rows {
+            var column = 0
+            while column < width {
+                let count = min(block, width - column)
+                var first = 0
+                for index in 0..<parts {
+                    let map = part(index)
+                    map.storage.withUnsafeBufferPointer { plane in
+                        Kernels.gatherPacked(plane.baseAddress!, channels: map.channels, height: map.height,
+                                             width: map.width, kernel: kernel, stride: stride,
+                                             padding: (padding.top + firstStoredRow(index), padding.left), row: row,
+                                             firstColumn: column, columns: count, depth: inner,
+                                             pooled: pooled(index),
+                                             firstRow: first * kernel.0 * kernel.1, into: workspace)
+                    }
+                    first += map.channels
+                }
+                Kernels.multiplyPacked(
+                    weights, packed: workspace, columns: count, bias: bias,
+                    activation: activation, residual: nil, residualStride: 0,
+                    output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
+                                                rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                column += count
             }
         }
     }
@@ -114,6 +132,32 @@ extension Layers {
                                               into: target.baseAddress!, outHeight: outHeight, outWidth: outWidth,
                                               scratch: padded.baseAddress!)
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The same at stride 1 keeping the map's size, into the map's own storage (a step whose
+    /// output takes its input's slot: `MemoryPlan.swift`): each plane is copied into the scratch
+    /// plane before its output is written, so it can be written over.
+    static func depthwiseConvolutionInPlace(
+        _ map: inout FeatureMap, weights: [Float], bias: [Float], kernel: (Int, Int),
+        padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, scratch: inout [Float]
+    ) {
+        let (channels, height, width) = (map.channels, map.height, map.width)
+        precondition(height + padding.top + padding.bottom - kernel.0 + 1 == height
+            && width + padding.left + padding.right - kernel.1 + 1 == width)
+        precondition(weights.count == channels * kernel.0 * kernel.1 && bias.count == channels)
+        reserve(&scratch, (height + padding.top + padding.bottom) * (width + padding.left + padding.right))
+        map.storage.withUnsafeMutableBufferPointer { storage in
+            weights.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { b in
+                    scratch.withUnsafeMutableBufferPointer { padded in
+                        Kernels.depthwise(storage.baseAddress!, channels: channels, height: height, width: width,
+                                          weights: w.baseAddress!, bias: b.baseAddress!, kernel: kernel, stride: (1, 1),
+                                          padding: padding, activation: activation, into: storage.baseAddress!,
+                                          outHeight: height, outWidth: width, scratch: padded.baseAddress!)
                     }
                 }
             }
@@ -229,32 +273,80 @@ extension Layers {
     /// `a + b` or `a * b`, element by element; `b` may be one value per channel (`C x 1 x 1`),
     /// which scales or shifts each of `a`'s planes.
     public static func combine(_ a: FeatureMap, _ b: FeatureMap, multiply: Bool, into output: inout FeatureMap) {
-        let perChannel = b.planeSize == 1 && a.planeSize != 1
-        precondition(a.channels == b.channels && (perChannel || (a.height == b.height && a.width == b.width)))
         output.reshape(channels: a.channels, height: a.height, width: a.width)
-        let plane = a.planeSize
         a.storage.withUnsafeBufferPointer { x in
-            b.storage.withUnsafeBufferPointer { y in
-                output.storage.withUnsafeMutableBufferPointer { target in
-                    for c in 0..<a.channels {
-                        let from = x.baseAddress! + c * plane, to = target.baseAddress! + c * plane
-                        var i = 0
-                        if perChannel {
-                            let value = y[c], v = Vector(repeating: value)
-                            while i + lanes <= plane {
-                                store(multiply ? load(from + i) * v : load(from + i) + v, to + i)
-                                i += lanes
-                            }
-                            while i < plane { to[i] = multiply ? from[i] * value : from[i] + value; i += 1 }
-                        } else {
-                            let other = y.baseAddress! + c * plane
-                            while i + lanes <= plane {
-                                store(multiply ? load(from + i) * load(other + i) : load(from + i) + load(other + i), to + i)
-                                i += lanes
-                            }
-                            while i < plane { to[i] = multiply ? from[i] * other[i] : from[i] + other[i]; i += 1 }
-                        }
+            output.storage.withUnsafeMutableBufferPointer { target in
+                combine(x.baseAddress!, (a.channels, a.height, a.width), b, multiply ? .multiply : .add,
+                        into: target.baseAddress!)
+            }
+        }
+    }
+
+    /// How `combine` puts two values together: `addProduct` is `a + a * b` (a residual
+    /// squeeze-and-excitation's sum with its product, fused: `Fusion.swift`).
+    enum Combination: Sendable { case add, multiply, addProduct }
+
+    @inline(__always) static func combined(_ x: Vector, _ y: Vector, _ how: Combination) -> Vector {
+        switch how {
+        case .add: return x + y
+        case .multiply: return x * y
+        case .addProduct: return x + x * y
+        }
+    }
+
+    @inline(__always) static func combined(_ x: Float, _ y: Float, _ how: Combination) -> Float {
+        switch how {
+        case .add: return x + y
+        case .multiply: return x * y
+        case .addProduct: return x + x * y
+        }
+    }
+
+    /// `a` with `b` as `how` says, into `output`.
+    static func combine(_ a: FeatureMap, _ b: FeatureMap, _ how: Combination, into output: inout FeatureMap) {
+        output.reshape(channels: a.channels, height: a.height, width: a.width)
+        a.storage.withUnsafeBufferPointer { x in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                combine(x.baseAddress!, (a.channels, a.height, a.width), b, how, into: target.baseAddress!)
+            }
+        }
+    }
+
+    /// The same into `a`'s own storage (a step whose output takes its input's slot:
+    /// `MemoryPlan.swift`); add and multiply commute, so either of their inputs may be `a`.
+    static func combineInPlace(_ a: inout FeatureMap, _ b: FeatureMap, _ how: Combination) {
+        let shape = (a.channels, a.height, a.width)
+        a.storage.withUnsafeMutableBufferPointer { target in
+            combine(target.baseAddress!, shape, b, how, into: target.baseAddress!)
+        }
+    }
+
+    /// `a`'s values (at `from`, shaped as `a`) with `b`'s, each plane's, into `to` (which may be `from`).
+    private static func combine(
+        _ from: UnsafePointer<Float>, _ a: (channels: Int, height: Int, width: Int), _ b: FeatureMap, _ how: Combination,
+        into to: UnsafeMutablePointer<Float>
+    ) {
+        let plane = a.height * a.width
+        let perChannel = b.planeSize == 1 && plane != 1
+        precondition(a.channels == b.channels && (perChannel || (a.height == b.height && a.width == b.width)))
+        b.storage.withUnsafeBufferPointer { y in
+            for c in 0..<a.channels {
+                let from = from + c * plane, to = to + c * plane
+                var i = 0
+                if perChannel {
+                    let value = y[c], v = Vector(repeating: value)
+                    while i + lanes <= plane {
+                        store(combined(load(from + i), v, how), to + i)
+                        i += lanes
                     }
+                    while i < plane { to[i] = combined(from[i], value, how); i += 1 }
+                } else {
+                    let other = y.baseAddress! + c * plane
+                    while i + lanes <= plane {
+                        store(combined(load(from + i), load(other + i), how), to + i)
+                        i += lanes
+                    }
+                    while i < plane { to[i] = combined(from[i], other[i], how); i += 1 }
                 }
             }
         }
@@ -281,23 +373,39 @@ extension Layers {
 
     /// `fine + coarse` enlarged by `factor` (nearest neighbour), without storing the enlarged map.
     static func addEnlarged(_ fine: FeatureMap, _ coarse: FeatureMap, by factor: Int, into output: inout FeatureMap) {
+        output.reshape(channels: fine.channels, height: fine.height, width: fine.width)
+        fine.storage.withUnsafeBufferPointer { a in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                addEnlarged(a.baseAddress!, (fine.channels, fine.height, fine.width), coarse, by: factor, into: target.baseAddress!)
+            }
+        }
+    }
+
+    /// The same into `fine`'s own storage (`MemoryPlan.swift`).
+    static func addEnlargedInPlace(_ fine: inout FeatureMap, _ coarse: FeatureMap, by factor: Int) {
+        let shape = (fine.channels, fine.height, fine.width)
+        fine.storage.withUnsafeMutableBufferPointer { target in
+            addEnlarged(target.baseAddress!, shape, coarse, by: factor, into: target.baseAddress!)
+        }
+    }
+
+    /// `fine`'s values (at `from`) plus `coarse` enlarged, into `to` (which may be `from`).
+    private static func addEnlarged(
+        _ from: UnsafePointer<Float>, _ fine: (channels: Int, height: Int, width: Int), _ coarse: FeatureMap, by factor: Int,
+        into to: UnsafeMutablePointer<Float>
+    ) {
         precondition(fine.channels == coarse.channels && fine.height == coarse.height * factor
             && fine.width == coarse.width * factor)
         let width = fine.width, coarseWidth = coarse.width
-        output.reshape(channels: fine.channels, height: fine.height, width: width)
-        fine.storage.withUnsafeBufferPointer { a in
-            coarse.storage.withUnsafeBufferPointer { b in
-                output.storage.withUnsafeMutableBufferPointer { target in
-                    for c in 0..<fine.channels {
-                        for y in 0..<fine.height {
-                            let line = (c * fine.height + y) * width
-                            let row = b.baseAddress! + (c * coarse.height + y / factor) * coarseWidth
-                            let from = a.baseAddress! + line, to = target.baseAddress! + line
-                            for x in 0..<coarseWidth {
-                                let value = row[x]
-                                for copy in 0..<factor { to[x * factor + copy] = from[x * factor + copy] + value }
-                            }
-                        }
+        coarse.storage.withUnsafeBufferPointer { b in
+            for c in 0..<fine.channels {
+                for y in 0..<fine.height {
+                    let line = (c * fine.height + y) * width
+                    let row = b.baseAddress! + (c * coarse.height + y / factor) * coarseWidth
+                    let from = from + line, to = to + line
+                    for x in 0..<coarseWidth {
+                        let value = row[x]
+                        for copy in 0..<factor { to[x * factor + copy] = from[x * factor + copy] + value }
                     }
                 }
             }

@@ -8,6 +8,20 @@ import GlossNeuralNetwork
 /// A network run on one input at a time: `Network` is one, and a test's fake.
 public protocol NetworkRunning {
     mutating func run(_ input: FeatureMap, isCancelled: () -> Bool) throws(NetworkError) -> FeatureMap
+    /// A run on an input of `height x width` that `fill` writes into the network's own map
+    /// (`Network.run(height:width:filling:isCancelled:)`), so it is not held twice.
+    mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
+                      isCancelled: () -> Bool) throws(NetworkError) -> FeatureMap
+}
+
+extension NetworkRunning {
+    /// Fills a map of its own and runs on it (a fake's way).
+    public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
+                             isCancelled: () -> Bool) throws(NetworkError) -> FeatureMap {
+        var input = FeatureMap(channels: 0, height: height, width: width)
+        fill(&input)
+        return try run(input, isCancelled: isCancelled)
+    }
 }
 
 extension Network: NetworkRunning {}
@@ -37,14 +51,13 @@ public protocol LineCropping {
 }
 
 /// The detector's lines as RapidOCR finds them: `DetectionPolicy`'s plan for the page, the input
-/// filled into a map reused page after page, the network run, and `BoxFinder`'s boxes.
+/// filled straight into the network's input map, the network run, and `BoxFinder`'s boxes.
 public struct DetectedLines: LineFinding {
     public var policy: DetectionPolicy
     /// The page's x-height in pixels, when measured, for Gloss's letter-size rule; nil keeps
     /// RapidOCR's rule (the default: the rule did not help on the half it was not tuned on,
     /// `README.md`).
     public var xHeight: Int?
-    private var input = FeatureMap(channels: 3, height: 32, width: 32)
 
     public init(policy: DetectionPolicy = .rapidOCR, xHeight: Int? = nil) {
         self.policy = policy
@@ -53,8 +66,8 @@ public struct DetectedLines: LineFinding {
 
     public mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox] {
         guard let plan = policy.plan(for: page.size, xHeight: xHeight) else { return [] }
-        DetectorInput.fill(&input, from: page, plan: plan)
-        let map = try detector.run(input, isCancelled: isCancelled)
+        let map = try detector.run(height: plan.input.height, width: plan.input.width,
+                                   filling: { DetectorInput.fill(&$0, from: page, plan: plan) }, isCancelled: isCancelled)
         return BoxFinder.boxes(in: map, plan: plan, policy: policy)
     }
 }
