@@ -386,7 +386,7 @@ public struct Network: Sendable {
     private mutating func evaluate(_ step: Step, into output: inout FeatureMap, isCancelled: () -> Bool) -> Bool {
         let first = slots[slotOfValue[step.inputs[0]]]
         switch step.operation {
-        case .convolution(let weights, let packed, let bias, _, let kernel, let stride, let padding, let groups, let activation):
+        case .convolution(let weights, let packed, let bias, _, let kernel, let stride, let padding, _, let activation):
             if let packed {
                 // The buffers are taken out of `self` so the closure may read the slots.
                 var scratch: [Float] = [], workspace: [Float] = []
@@ -398,16 +398,14 @@ public struct Network: Sendable {
                                    into: &output, scratch: &scratch, workspace: &workspace)
                 swap(&scratch, &self.scratch)
                 swap(&workspace, &self.workspace)
-            } else if groups > 1 && slotOfValue[step.inputs[0]] == slotOfValue[step.output] {
-                // The output took the input's slot (`MemoryPlan.swift`): `output` holds it.
+            } else if slotOfValue[step.inputs[0]] == slotOfValue[step.output] {
+                // Unpacked means depthwise (the parser admits no other grouping). The output
+                // took the input's slot (`MemoryPlan.swift`): `output` holds it.
                 Layers.depthwiseConvolutionInPlace(&output, weights: weights, bias: bias, kernel: kernel, padding: padding,
                                                    activation: activation, scratch: &scratch)
-            } else if groups > 1 {
+            } else {
                 Layers.depthwiseConvolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
                                             activation: activation, into: &output, scratch: &scratch)
-            } else {
-                Layers.convolution(first, weights: weights, bias: bias, kernel: kernel, stride: stride, padding: padding,
-                                   activation: activation, into: &output, scratch: &scratch)
             }
         case .transposed(let taps, let bias, _, let activation):
             Layers.transposedConvolution2x2(first, taps: taps, bias: bias, activation: activation, into: &output,
