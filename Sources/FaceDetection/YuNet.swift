@@ -5,16 +5,17 @@ import GlossImaging
 import GlossNeuralNetwork
 
 /// Faces and their five landmarks from YuNet (libfacedetection, Shiqi Yu et al., 3-clause BSD),
-/// a 53,000-weight CNN, evaluated here in Swift from the weights in `models/yunet/`.
+/// a 53,000-weight CNN, evaluated by `Network` from the program and weights in `models/yunet/`.
 ///
 /// The network reads the picture as B, G, R samples 0...255, padded with zeros at the bottom and
 /// right to a multiple of 32; a backbone of depthwise-separable convolutions and max pools gives
 /// three maps (strides 8, 16, 32), a neck adds each coarser map, scaled up, to the next finer,
 /// and at each stride four small heads say, per cell, whether a face is there, its box and its
-/// landmarks. `models/yunet/README.md` describes every layer and the decoding.
+/// landmarks. `models/yunet/README.md` describes every layer, the program and the decoding,
+/// which is done here.
 ///
-/// An engine: build it once (the weights are checked then) and run it page after page on one
-/// thread; its activations are allocated once for the largest page seen and reused.
+/// An engine: build it once (the program is checked then) and run it page after page on one
+/// thread; the network keeps its maps for the largest page seen and reuses them.
 public final class YuNetDetector {
     public struct Options: Hashable, Sendable {
         /// Faces scoring below this are dropped; the score is sqrt(class x objectness), 0...1.
@@ -39,87 +40,42 @@ public final class YuNetDetector {
         public var merged: Int
     }
 
-    struct Convolution {
-        let weights: [Float]
-        let bias: [Float]
-    }
-
-    /// A 1x1 convolution then a depthwise 3x3 one: the network's building block.
-    struct Separable {
-        let pointwise: Convolution
-        let depthwise: Convolution
-    }
-
-    /// The four heads of one stride: class, box, landmarks, objectness.
-    struct Heads {
-        let classes: Separable
-        let box: Separable
-        let landmarks: Separable
-        let objectness: Separable
+    /// Where the heads are in the program's one output (`models/yunet/README.md`): a map at
+    /// stride 8 of 16 channels a level (stride 8, 16, 32), each coarser level's cells repeated
+    /// over the stride-8 cells they cover. Within a level: class, objectness, the box's four,
+    /// the landmarks' ten.
+    enum Output {
+        static let channelsPerLevel = 16
+        static let levels = 3
+        static let classes = 0, objectness = 1, box = 2, landmarks = 6
+        /// The padded picture's side is a multiple of this; the output's stride is 8.
+        static let multiple = 32, stride = 8
     }
 
     public var options: Options
-    private let stem: Convolution
-    /// The stem for a grey picture, whose three planes are the same: each output's weights
-    /// summed over B, G and R, so the first layer reads one plane instead of three.
-    private let greyStem: Convolution
-    /// model0's block after the stem, then the two blocks of each of model1...model5.
-    private let backbone: [Separable]
-    /// The neck's block per stride: 8, 16, 32.
-    private let lateral: [Separable]
-    private let heads: [Heads]
+    private var network: Network
 
-    // Activations, reused from page to page.
-    private var input = FeatureMap(channels: 0, height: 0, width: 0)
-    private var a = FeatureMap(channels: 0, height: 0, width: 0)
-    private var b = FeatureMap(channels: 0, height: 0, width: 0)
-    private var between = FeatureMap(channels: 0, height: 0, width: 0)
-    private var levels = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: 3)
-    private var necks = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: 3)
-    private var outputs = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: 4)
-    private var scratch: [Float] = []
-
-    /// The weights in the order `models/yunet/README.md` lists them, checked by name and shape.
+    /// The network of `model`'s program, checked: a program at all (a version 1 file of named
+    /// weights has none), its layers' shapes (`Network`), and a 3-channel input giving YuNet's
+    /// 48 channels at stride 8, by a run on a 32 x 32 picture of zeros.
     public init(model: ModelFile, path: String, options: Options = Options()) throws(ModelError) {
         self.options = options
-        var tensors = model.tensors[...]
-        func take(_ name: String, _ shape: [Int]) throws(ModelError) -> Convolution {
-            guard tensors.count >= 2 else { throw ModelError(path: path, reason: "ends before \(name)") }
-            let weight = tensors.removeFirst(), bias = tensors.removeFirst()
-            guard weight.name == name + "_weight", bias.name == name + "_bias" else {
-                throw ModelError(path: path, reason: "expected \(name), found \(weight.name) and \(bias.name)")
-            }
-            guard weight.shape == shape, bias.shape == [shape[0]] else {
-                throw ModelError(path: path, reason: "\(name): shapes \(weight.shape) and \(bias.shape), expected \(shape)")
-            }
-            return Convolution(weights: weight.values, bias: bias.values)
+        guard !model.program.isEmpty else {
+            throw ModelError(path: path, reason: "no program (a model file of version 1?); models/yunet/convert.py writes one")
         }
-        func separable(_ name: String, inputs: Int, outputs: Int) throws(ModelError) -> Separable {
-            Separable(pointwise: try take(name + "_pw", [outputs, inputs]), depthwise: try take(name + "_dw", [outputs, 3, 3]))
+        network = try Network(model: model, path: path)
+        let probe = FeatureMap(channels: 3, height: Output.multiple, width: Output.multiple)
+        let made: FeatureMap
+        do {
+            made = try network.run(probe)
+        } catch {
+            throw ModelError(path: path, reason: "the program does not run on a 3-channel picture: \(error)")
         }
-        stem = try take("backbone__model0_pw", [16, 3, 3, 3])
-        greyStem = Convolution(weights: (0..<16 * 9).map { [stem] index in
-            let output = index / 9, tap = index % 9
-            return (0..<3).reduce(Float(0)) { $0 + stem.weights[(output * 3 + $1) * 9 + tap] }
-        }, bias: stem.bias)
-        var backbone = [try separable("backbone__model0_dp", inputs: 16, outputs: 16)]
-        for (number, channels) in [(1, (16, 16, 32)), (2, (32, 32, 64)), (3, (64, 64, 64)), (4, (64, 64, 64)), (5, (64, 64, 64))] {
-            backbone.append(try separable("backbone__model\(number)_dp1", inputs: channels.0, outputs: channels.1))
-            backbone.append(try separable("backbone__model\(number)_dp2", inputs: channels.1, outputs: channels.2))
+        let side = Output.multiple / Output.stride
+        guard (made.channels, made.height, made.width) == (Output.channelsPerLevel * Output.levels, side, side) else {
+            throw ModelError(path: path, reason: "the program gives \(made.channels) x \(made.height) x \(made.width) for a "
+                             + "32 x 32 picture, not YuNet's \(Output.channelsPerLevel * Output.levels) x \(side) x \(side)")
         }
-        self.backbone = backbone
-        var lateral: [Separable?] = [nil, nil, nil], heads: [Heads?] = [nil, nil, nil]
-        for level in [2, 1, 0] {
-            lateral[level] = try separable("neck__lateral_convs__\(level)", inputs: 64, outputs: 64)
-            func head(_ kind: String, _ count: Int) throws(ModelError) -> Separable {
-                try separable("bbox_head__multi_level_\(kind)__\(level)", inputs: 64, outputs: count)
-            }
-            heads[level] = Heads(classes: try head("cls", 1), box: try head("bbox", 4), landmarks: try head("kps", 10),
-                                 objectness: try head("obj", 1))
-        }
-        guard tensors.isEmpty else { throw ModelError(path: path, reason: "\(tensors.count) tensors more than YuNet has") }
-        self.lateral = lateral.map { $0! }
-        self.heads = heads.map { $0! }
     }
 
     /// The faces in `image`, best first. Checks the calling task's cancellation between layers.
@@ -131,103 +87,83 @@ public final class YuNetDetector {
     /// The raw detections in the pixels of `image`, best first, after suppression.
     public func detections(in image: Raster) throws -> [Detection] {
         guard image.width > 0, image.height > 0 else { return [] }
-        try run(on: image)
+        let height = (image.height + Output.multiple - 1) / Output.multiple * Output.multiple
+        let width = (image.width + Output.multiple - 1) / Output.multiple * Output.multiple
+        let heads: FeatureMap
+        do throws(NetworkError) {
+            heads = try network.run(height: height, width: width, filling: { map in Self.fill(&map, from: image) },
+                                    isCancelled: { Task.isCancelled })
+        } catch .cancelled {
+            throw CancellationError()
+        } catch {
+            throw error
+        }
         var candidates: [Detection] = []
-        for level in 0..<3 { decode(level: level, into: &candidates) }
+        for level in 0..<Output.levels { decode(heads, level: level, into: &candidates) }
         return suppressed(candidates)
     }
 
-    // MARK: The network
-
-    private func run(on image: Raster) throws {
-        fill(from: image)
-        let first = image.channels == 1 ? greyStem : stem
-        Layers.convolution3x3Stride2(input, weights: first.weights, bias: first.bias, relu: true, into: &a, scratch: &scratch)
-        separable(a, backbone[0], relu: true, into: &b)
-        Layers.maxPool2x2(b, into: &a)
-        try Task.checkCancellation()
-        separable(a, backbone[1], relu: true, into: &b)    // model1
-        separable(b, backbone[2], relu: true, into: &a)
-        separable(a, backbone[3], relu: true, into: &b)    // model2
-        separable(b, backbone[4], relu: true, into: &a)
-        for (level, block) in [(0, 5), (1, 7), (2, 9)] {  // model3, model4, model5
-            try Task.checkCancellation()
-            // Each level pools the one before it, read in place: a copy of a level into `a`
-            // would share its storage and make the next write to `a` allocate afresh.
-            Layers.maxPool2x2(level == 0 ? a : levels[level - 1], into: &b)
-            separable(b, backbone[block], relu: true, into: &a)
-            separable(a, backbone[block + 1], relu: true, into: &levels[level])
-        }
-        // The neck, coarse to fine: each level adds the coarser level's output, scaled up.
-        try Task.checkCancellation()
-        separable(levels[2], lateral[2], relu: true, into: &necks[2])
-        for level in [1, 0] {
-            Layers.addUpsampled(necks[level + 1], to: &levels[level])
-            separable(levels[level], lateral[level], relu: true, into: &necks[level])
-        }
-    }
-
-    /// The picture as B, G, R planes of 0...255 (one plane for a grey picture, read by the grey
-    /// stem), padded with zeros to a multiple of 32.
-    private func fill(from image: Raster) {
-        let height = (image.height + 31) / 32 * 32, width = (image.width + 31) / 32 * 32
-        let channels = image.channels, planes = channels == 1 ? 1 : 3
-        input.reshape(channels: planes, height: height, width: width)
-        let plane = height * width, sourceWidth = image.width
+    /// The picture as B, G, R planes of 0...255, padded with zeros at the bottom and right. A
+    /// grey picture's one plane is written three times: a second network whose stem reads one
+    /// plane (its weights summed over B, G, R) measured 0.96 to 1.01 of this time on grey
+    /// pictures at 512 and 640 px, within the noise, for a second set of maps.
+    private static func fill(_ input: inout FeatureMap, from image: Raster) {
+        let height = input.height, width = input.width, plane = height * width
+        let channels = image.channels, sourceWidth = image.width
         image.pixels.withUnsafeBufferPointer { source in
             input.storage.withUnsafeMutableBufferPointer { target in
-                target.baseAddress!.update(repeating: 0, count: planes * plane)
+                target.baseAddress!.update(repeating: 0, count: 3 * plane)
                 for y in 0..<image.height {
                     let row = source.baseAddress! + y * sourceWidth * channels
+                    let blue = target.baseAddress! + y * width, green = blue + plane, red = green + plane
                     if channels == 1 {
-                        for x in 0..<sourceWidth { target[y * width + x] = Float(row[x]) }
+                        for x in 0..<sourceWidth {
+                            let value = Float(row[x])
+                            blue[x] = value
+                            green[x] = value
+                            red[x] = value
+                        }
                         continue
                     }
                     for x in 0..<sourceWidth {
                         // Raster is RGB; the network wants B, G, R.
                         let pixel = row + x * channels
-                        target[y * width + x] = Float(pixel[2])
-                        target[plane + y * width + x] = Float(pixel[1])
-                        target[2 * plane + y * width + x] = Float(pixel[0])
+                        blue[x] = Float(pixel[2])
+                        green[x] = Float(pixel[1])
+                        red[x] = Float(pixel[0])
                     }
                 }
             }
         }
     }
 
-    private func separable(_ source: FeatureMap, _ block: Separable, relu: Bool, into output: inout FeatureMap) {
-        Layers.pointwise(source, weights: block.pointwise.weights, bias: block.pointwise.bias, relu: false, into: &between)
-        Layers.depthwise3x3(between, weights: block.depthwise.weights, bias: block.depthwise.bias, relu: relu,
-                            into: &output, scratch: &scratch)
-    }
-
     // MARK: Decoding
 
     /// Every cell of one stride whose score reaches the threshold, as a box and landmarks.
-    private func decode(level: Int, into candidates: inout [Detection]) {
-        let stride = Float(8 << level)
-        let head = heads[level]
-        for (index, block) in [head.classes, head.objectness, head.box, head.landmarks].enumerated() {
-            separable(necks[level], block, relu: false, into: &outputs[index])
-        }
-        let rows = necks[level].height, columns = necks[level].width, cells = rows * columns
+    private func decode(_ heads: FeatureMap, level: Int, into candidates: inout [Detection]) {
+        let factor = 1 << level, stride = Float(Output.stride << level)
+        let plane = heads.height * heads.width, mapWidth = heads.width
+        let rows = heads.height / factor, columns = heads.width / factor
         let threshold = Float(options.scoreThreshold)
-        outputs[0].storage.withUnsafeBufferPointer { classes in
-            outputs[1].storage.withUnsafeBufferPointer { objectness in
-                outputs[2].storage.withUnsafeBufferPointer { box in
-                    outputs[3].storage.withUnsafeBufferPointer { marks in
-                        for cell in 0..<cells {
-                            let score = (Self.sigmoid(classes[cell]) * Self.sigmoid(objectness[cell])).squareRoot()
-                            guard score >= threshold else { continue }
-                            let priorX = Float(cell % columns) * stride, priorY = Float(cell / columns) * stride
-                            let centreX = box[cell] * stride + priorX, centreY = box[cells + cell] * stride + priorY
-                            let width = exp(box[2 * cells + cell]) * stride, height = exp(box[3 * cells + cell]) * stride
-                            let landmarks = (0..<10).map { k in marks[k * cells + cell] * stride + (k % 2 == 0 ? priorX : priorY) }
-                            candidates.append(Detection(x1: centreX - width / 2, y1: centreY - height / 2,
-                                                        x2: centreX + width / 2, y2: centreY + height / 2,
-                                                        score: score, landmarks: landmarks, merged: 0))
-                        }
+        heads.storage.withUnsafeBufferPointer { values in
+            let base = values.baseAddress! + level * Output.channelsPerLevel * plane
+            func channel(_ index: Int) -> UnsafePointer<Float> { base + index * plane }
+            let classes = channel(Output.classes), objectness = channel(Output.objectness)
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    let cell = row * factor * mapWidth + column * factor
+                    let score = (Self.sigmoid(classes[cell]) * Self.sigmoid(objectness[cell])).squareRoot()
+                    guard score >= threshold else { continue }
+                    let priorX = Float(column) * stride, priorY = Float(row) * stride
+                    func box(_ index: Int) -> Float { channel(Output.box + index)[cell] }
+                    let centreX = box(0) * stride + priorX, centreY = box(1) * stride + priorY
+                    let width = exp(box(2)) * stride, height = exp(box(3)) * stride
+                    let landmarks = (0..<10).map { k in
+                        channel(Output.landmarks + k)[cell] * stride + (k % 2 == 0 ? priorX : priorY)
                     }
+                    candidates.append(Detection(x1: centreX - width / 2, y1: centreY - height / 2,
+                                                x2: centreX + width / 2, y2: centreY + height / 2,
+                                                score: score, landmarks: landmarks, merged: 0))
                 }
             }
         }

@@ -37,8 +37,8 @@ public struct ModelFile: Sendable {
     static let alignment = 16
 
     public var tensors: [Tensor]
-    /// The network's operations, one a line (version 2); empty for version 1, whose networks
-    /// are laid out in code.
+    /// The network's operations, one a line (version 2); empty for version 1, which holds
+    /// weights only.
     public var program: String
 
     /// Parses a model held in memory; `path` names it in errors.

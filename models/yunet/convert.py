@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Convert libfacedetection's YuNet weights (src/facedetectcnn-data.cpp) to yunet.bin.
 
-Usage: python3 convert.py PATH/TO/facedetectcnn-data.cpp [OUTPUT.bin]
+Usage: python3 convert.py PATH/TO/facedetectcnn-data.cpp [OUTPUT.bin] [--print]
 
-The output defaults to yunet.bin next to this script. Standard library only.
-The file format and the layout of every tensor are described in README.md.
+Writes YuNet as a program in Gloss's GLOSSNN1 version 2 format, the one the PP-OCRv6 models use
+(models/ppocr/README.md): the layers one a line, each convolution's weights and bias as
+tensors named after its line. The output defaults to yunet.bin next to this script; --print
+also prints the program. Standard library only. README.md describes the program and every
+tensor's layout.
 """
 
+import argparse
 import hashlib
 import os
 import re
@@ -14,19 +18,14 @@ import struct
 import sys
 
 MAGIC = b"GLOSSNN1"
-VERSION = 1
+VERSION = 2
+ALIGN = 16
 
-# Order in which the network evaluates its 53 convolutions, as indices into
-# upstream's param_pConvInfo table (see README.md, "Network").
-EXECUTION_ORDER = (
-    list(range(0, 23))          # stem, backbone stages 0-5
-    + [27, 28]                  # neck lateral 2 (stride 32)
-    + [33, 34, 39, 40, 51, 52, 45, 46]  # stride-32 heads: cls, bbox, kps, obj
-    + [25, 26]                  # neck lateral 1 (stride 16)
-    + [31, 32, 37, 38, 49, 50, 43, 44]  # stride-16 heads
-    + [23, 24]                  # neck lateral 0 (stride 8)
-    + [29, 30, 35, 36, 47, 48, 41, 42]  # stride-8 heads
-)
+# The four heads of a level in the order their channels are stacked in one convolution:
+# (upstream kind, channels). The level's output channels are cls 0, obj 1, bbox 2-5, kps 6-15.
+HEADS = (("cls", 1), ("obj", 1), ("bbox", 4), ("kps", 10))
+# The backbone's units after model0: (model, in, middle, out).
+UNITS = ((1, 16, 16, 32), (2, 32, 32, 64), (3, 64, 64, 64), (4, 64, 64, 64), (5, 64, 64, 64))
 
 ARRAY_RE = re.compile(
     r"float\s+(\w+)\s*\[([0-9*\s]+)\]\s*=\s*\{([^}]*)\}\s*;", re.S)
@@ -119,51 +118,143 @@ def tensors_for(index, entry, arrays):
     yield entry["bias"], [cout], list(b)
 
 
+class Program:
+    """The lines of the program and the tensors they name, in order."""
+
+    def __init__(self, convolutions):
+        self.convolutions = convolutions  # upstream weight name -> (weight, bias), plain layouts
+        self.used = set()
+        self.lines = []
+        self.tensors = []  # (name, shape, values)
+
+    def take(self, name):
+        if name in self.used:
+            raise SystemExit("%s used twice" % name)
+        self.used.add(name)
+        return self.convolutions[name]
+
+    def line(self, text):
+        self.lines.append("t%d = %s" % (len(self.lines) + 1, text))
+        return "t%d" % len(self.lines)
+
+    def conv(self, source, weight, shape, bias, kernel, stride, group, act):
+        number = len(self.lines) + 1
+        names = ("yunet.L%d.weight" % number, "yunet.L%d.bias" % number)
+        self.tensors.append((names[0], shape, weight))
+        self.tensors.append((names[1], [shape[0]], bias))
+        pad = kernel // 2
+        return self.line("conv %s weight=%s bias=%s kernel=%dx%d stride=%dx%d pad=%d,%d,%d,%d group=%d act=%s" % (
+            source, names[0], names[1], kernel, kernel, stride, stride, pad, pad, pad, pad, group, act))
+
+    def separable(self, source, names, act):
+        """DP: a 1x1 convolution (no activation), then a 3x3 depthwise one, then `act`."""
+        pointwise = [self.take(name + "_pw_weight") for name in names]
+        depthwise = [self.take(name + "_dw_weight") for name in names]
+        inputs = len(pointwise[0][0]) // len(pointwise[0][1])
+        weight = [v for w, _ in pointwise for v in w]
+        bias = [v for _, b in pointwise for v in b]
+        outputs = len(bias)
+        middle = self.conv(source, weight, [outputs, inputs, 1, 1], bias, 1, 1, 1, "none")
+        weight = [v for w, _ in depthwise for v in w]
+        bias = [v for _, b in depthwise for v in b]
+        return self.conv(middle, weight, [outputs, 1, 3, 3], bias, 3, 1, outputs, act)
+
+    def maxpool(self, source):
+        return self.line("maxpool %s kernel_shape=2,2 strides=2,2 pads=0,0,0,0 ceil_mode=0" % source)
+
+    def enlarged(self, source, factor):
+        return self.line("resize %s [] [1.0,1.0,%.1f,%.1f] coordinate_transformation_mode=asymmetric mode=nearest "
+                         "nearest_mode=floor" % (source, factor, factor))
+
+    def heads(self, source, level):
+        return self.separable(source, ["bbox_head__multi_level_%s__%d" % (kind, level) for kind, _ in HEADS], "none")
+
+
+def lowered(arrays, entries):
+    """The program of README.md's "Network" section and its tensors."""
+    convolutions = {}
+    for index, entry in enumerate(entries):
+        (wname, wshape, w), (_, _, b) = tensors_for(index, entry, arrays)
+        convolutions[wname] = (w, b)
+    for kind, channels in HEADS:
+        for level in range(3):
+            if len(convolutions["bbox_head__multi_level_%s__%d_pw_weight" % (kind, level)][1]) != channels:
+                raise SystemExit("head %s at level %d: not %d channels" % (kind, level, channels))
+    p = Program(convolutions)
+    stem_w, stem_b = p.take("backbone__model0_pw_weight")
+    x = p.conv("input", stem_w, [16, 3, 3, 3], stem_b, 3, 2, 1, "relu")
+    x = p.maxpool(p.separable(x, ["backbone__model0_dp"], "relu"))
+    levels = []
+    for model, _, _, _ in UNITS:
+        if model >= 3:
+            x = p.maxpool(x)
+        x = p.separable(x, ["backbone__model%d_dp1" % model], "relu")
+        x = p.separable(x, ["backbone__model%d_dp2" % model], "relu")
+        if model >= 3:
+            levels.append(x)
+    heads = [None, None, None]
+    neck = p.separable(levels[2], ["neck__lateral_convs__2"], "relu")
+    heads[2] = p.heads(neck, 2)
+    for level in (1, 0):
+        # up2(coarser neck) + this level's backbone map: adjacent lines, fused by Network.
+        total = p.line("add %s %s" % (levels[level], p.enlarged(neck, 2)))
+        neck = p.separable(total, ["neck__lateral_convs__%d" % level], "relu")
+        heads[level] = p.heads(neck, level)
+    # One output: the stride-16 and stride-32 heads enlarged to the stride-8 map, each cell's
+    # values repeated over the cells it covers; 48 channels, 16 a level.
+    p.line("concat %s %s %s axis=1" % (heads[0], p.enlarged(heads[1], 2), p.enlarged(heads[2], 4)))
+    p.lines.append("output t%d" % len(p.lines))
+    unused = set(convolutions) - p.used
+    if unused:
+        raise SystemExit("convolutions not in the program: %s" % sorted(unused))
+    return p.lines, p.tensors
+
+
+def encoded(lines, tensors):
+    table = bytearray()
+    for name, shape, values in tensors:
+        count = 1
+        for d in shape:
+            count *= d
+        assert count == len(values), name
+        text = name.encode("utf-8")
+        table += struct.pack("<I", len(text)) + text
+        table += struct.pack("<I", len(shape)) + struct.pack("<%dI" % len(shape), *shape)
+        table += struct.pack("<II", count, 0)  # float32
+    program = ("\n".join(lines) + "\n").encode("utf-8")
+    out = bytearray(MAGIC + struct.pack("<II", VERSION, len(tensors)) + table + struct.pack("<I", len(program)) + program)
+    for _, _, values in tensors:
+        out += b"\0" * (-len(out) % ALIGN)
+        out += struct.pack("<%df" % len(values), *values)
+    return bytes(out)
+
+
 def main(argv):
-    if len(argv) not in (2, 3):
-        sys.stderr.write(__doc__)
-        return 2
-    src_path = argv[1]
-    out_path = argv[2] if len(argv) == 3 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "yunet.bin")
-    with open(src_path, "rb") as f:
+    parser = argparse.ArgumentParser(description="Convert YuNet's weights to yunet.bin (README.md).")
+    parser.add_argument("source", help="libfacedetection's src/facedetectcnn-data.cpp")
+    parser.add_argument("output", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "yunet.bin"))
+    parser.add_argument("--print", action="store_true", help="print the program")
+    args = parser.parse_args(argv[1:])
+    with open(args.source, "rb") as f:
         raw = f.read()
     arrays, entries = parse(raw.decode("utf-8"))
-    if len(entries) != 53 or sorted(EXECUTION_ORDER) != list(range(53)):
+    if len(entries) != 53:
         raise SystemExit("expected 53 convolutions")
-    used = set()
-    tensors = []
-    for index in EXECUTION_ORDER:
-        for t in tensors_for(index, entries[index], arrays):
-            tensors.append(t)
-            used.add(t[0])
+    used = {name for entry in entries for name in (entry["weight"], entry["bias"])}
     unused = set(arrays) - used
     if unused:
         raise SystemExit("arrays not referenced by the table: %s" % sorted(unused))
-
-    header = bytearray(MAGIC)
-    header += struct.pack("<II", VERSION, len(tensors))
-    for name, dims, values in tensors:
-        encoded = name.encode("utf-8")
-        count = 1
-        for d in dims:
-            count *= d
-        assert count == len(values)
-        header += struct.pack("<I", len(encoded)) + encoded
-        header += struct.pack("<I", len(dims))
-        header += struct.pack("<%dI" % len(dims), *dims)
-        header += struct.pack("<I", count)
-    body = bytearray()
-    for _, _, values in tensors:
-        body += struct.pack("<%df" % len(values), *values)
-    with open(out_path, "wb") as f:
-        f.write(header)
-        f.write(body)
-    total = sum(len(v) for _, _, v in tensors)
-    sys.stdout.write("source  %s sha256 %s\n" % (src_path, hashlib.sha256(raw).hexdigest()))
-    sys.stdout.write("wrote   %s: %d tensors, %d floats, header %d bytes, %d bytes total, sha256 %s\n" % (
-        out_path, len(tensors), total, len(header), len(header) + len(body),
-        hashlib.sha256(bytes(header + body)).hexdigest()))
+    lines, tensors = lowered(arrays, entries)
+    data = encoded(lines, tensors)
+    with open(args.output + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(args.output + ".tmp", args.output)
+    if args.print:
+        sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write("source  %s sha256 %s\n" % (args.source, hashlib.sha256(raw).hexdigest()))
+    sys.stdout.write("wrote   %s: %d program lines, %d tensors, %d floats, %d bytes, sha256 %s\n" % (
+        args.output, len(lines), len(tensors), sum(len(v) for _, _, v in tensors), len(data),
+        hashlib.sha256(data).hexdigest()))
     return 0
 
 
