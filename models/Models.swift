@@ -28,6 +28,21 @@ public enum Models {
         return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
     }
 
+    /// Tells the kernel that the whole pages of `bytes`, read-only data of the binary that has
+    /// been copied out, need not stay in memory: read, they stay resident (31 MB for the
+    /// PP-OCRv6 models) until the kernel needs the room; dropped, they are read from the binary
+    /// again if asked for.
+    static func releasePages(of bytes: UnsafeRawBufferPointer) {
+        #if canImport(Glibc)
+        guard let base = bytes.baseAddress else { return }
+        let page = sysconf(Int32(_SC_PAGESIZE))
+        guard page > 0 else { return }
+        let first = (Int(bitPattern: base) + page - 1) / page * page, end = (Int(bitPattern: base) + bytes.count) / page * page
+        guard end > first, let start = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(start, end - first, MADV_DONTNEED)
+        #endif
+    }
+
     /// Whether this processor runs the neural network module, compiled for AVX2 and FMA on x86.
     public static let supportsNeuralNetwork: Bool = {
         #if arch(x86_64)
@@ -76,10 +91,12 @@ public struct PPOCRNetworks: Sendable {
     public var classifier: Network
     public var characters: [String]
 
-    /// The built-in models.
+    /// The built-in models. Their bytes are copied into the networks' weights as they are
+    /// built, so their pages of the binary are then let go (`Models.releasePages`).
     public static func bundled() throws(NeuralModelError) -> PPOCRNetworks {
-        try PPOCRNetworks(detector: Models.ppocrDetector, recogniser: Models.ppocrRecogniser, classifier: Models.ppocrClassifier,
-                          characters: Models.ppocrCharacters)
+        let embedded = [Models.ppocrDetector, Models.ppocrRecogniser, Models.ppocrClassifier, Models.ppocrCharacters]
+        defer { embedded.forEach(Models.releasePages(of:)) }
+        return try PPOCRNetworks(detector: embedded[0], recogniser: embedded[1], classifier: embedded[2], characters: embedded[3])
     }
 
     /// Builds each network from its model's bytes, checking on the way what a damaged or

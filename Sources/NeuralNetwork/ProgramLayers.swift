@@ -181,34 +181,40 @@ extension Layers {
                                  workspace: &workspace)
     }
 
-    /// The same with each tap's `[out][in]` matrix packed. Each tap is one matrix product into
-    /// the scratch, then spread onto the output.
+    /// The same with each tap's `[out][in]` matrix packed. A block of the input's rows at a
+    /// time, each tap is one matrix product into the scratch, then spread onto the output: the
+    /// scratch holds `outputs x rows x width` floats (about `transposedBlock`), not a whole
+    /// plane per output (the detector's head at H/4: 17 MB for an A4 page, now 0.25 MB).
     static func transposedConvolution2x2(
         _ input: FeatureMap, taps: [PackedMatrix], bias: [Float], activation: Activation,
         into output: inout FeatureMap, scratch: inout [Float], workspace: inout [Float]
     ) {
-        let inner = input.channels, plane = input.planeSize, width = input.width, outputs = bias.count
+        let inner = input.channels, plane = input.planeSize, width = input.width, height = input.height, outputs = bias.count
         precondition(taps.count == 4 && taps.allSatisfy { $0.rows == outputs && $0.inner == inner })
-        output.reshape(channels: outputs, height: input.height * 2, width: width * 2)
-        reserve(&scratch, outputs * plane)
+        output.reshape(channels: outputs, height: height * 2, width: width * 2)
+        let blockRows = max(1, min(height, transposedBlock / max(1, outputs * width)))
+        reserve(&scratch, outputs * blockRows * width)
         reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
             bias.withUnsafeBufferPointer { b in
                 output.storage.withUnsafeMutableBufferPointer { target in
                     scratch.withUnsafeMutableBufferPointer { products in
                         workspace.withUnsafeMutableBufferPointer { work in
-                            for (tap, weights) in taps.enumerated() {
-                                Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
-                                                      bias: b.baseAddress!, activation: activation,
-                                                      output: products.baseAddress!, outputStride: plane,
-                                                      workspace: work.baseAddress!)
-                                let i = tap / 2, j = tap % 2
-                                for o in 0..<outputs {
-                                    let from = products.baseAddress! + o * plane
-                                    let to = target.baseAddress! + o * 4 * plane
-                                    for y in 0..<input.height {
-                                        let line = to + (2 * y + i) * 2 * width + j, row = from + y * width
-                                        for x in 0..<width { line[2 * x] = row[x] }
+                            for top in stride(from: 0, to: height, by: blockRows) {
+                                let rows = min(blockRows, height - top), block = rows * width
+                                for (tap, weights) in taps.enumerated() {
+                                    Kernels.matrixProduct(weights, input: source.baseAddress! + top * width, inputStride: plane,
+                                                          columns: block, bias: b.baseAddress!, activation: activation,
+                                                          output: products.baseAddress!, outputStride: block,
+                                                          workspace: work.baseAddress!)
+                                    let i = tap / 2, j = tap % 2
+                                    for o in 0..<outputs {
+                                        let from = products.baseAddress! + o * block
+                                        let to = target.baseAddress! + o * 4 * plane
+                                        for y in 0..<rows {
+                                            let line = to + (2 * (top + y) + i) * 2 * width + j, row = from + y * width
+                                            for x in 0..<width { line[2 * x] = row[x] }
+                                        }
                                     }
                                 }
                             }
@@ -218,6 +224,9 @@ extension Layers {
             }
         }
     }
+
+    /// Floats of a transposed convolution's products held at once (256 KB).
+    static let transposedBlock = 1 << 16
 
     /// The largest of each 2x2 window, stride 1, the output as large as the input: the windows
     /// of the last row and column reach past the map, and that part is ignored (ONNX's
