@@ -1,0 +1,36 @@
+/// The thresholds of `ReadingOrder`, each in line heights (the median height of the page's
+/// lines, measured across the line, not along the page's axes), so that one value serves a
+/// receipt photographed close and a filing scanned at 300 ppi. The measurements behind them are
+/// in `docs/reading.md` ("Reading order of the neural reader").
+public struct LayoutPolicy: Sendable, Equatable {
+    /// A vertical strip at least this wide that no line crosses, running the whole height of a
+    /// region, is a gutter between columns. On the bench's tune half 0.25 to 1.0 read alike and
+    /// 1.5 a little worse (CER 0.189 at 1.0 against 0.195 at 1.5, with the values below).
+    public var columnGap = 1.0
+    /// A gutter divides a region into columns only when each side holds at least this many
+    /// lines (so too a region's strips whose rows all overlap); a smaller region is cut between
+    /// its rows first, so a short table is read row by row and a column of text stays whole. Tune half: CER 0.241 at 3, 0.196 at 6, 0.189 at
+    /// 10 to 20, 0.208 at 60.
+    public var minimumColumnLines = 15
+    /// The part of a line's height, top and bottom each, that may overlap the next line's and
+    /// still leave a row gap between them: the detector's boxes are grown (DB's unclipping), so
+    /// lines set close touch. Tune half: CER 0.207 at 0, 0.203 at 0.05, 0.235 at 0.15 (a
+    /// column whose lines overlap reads as one row of cells).
+    public var rowOverlap = 0.05
+    /// In a region whose rows overlap from top to bottom, a line whose middle is more than this
+    /// below the one before (taken by their middles) starts a row. Tune half, receipts: CER
+    /// 0.235 with no such rows (read as strips), 0.037 at 0.5, 0.080 at 0.7; over all pages
+    /// 0.206, 0.196, 0.200.
+    public var rowPitch = 0.5
+    /// Two lines of a block are in different paragraphs when the space between them exceeds
+    /// the page's usual space between lines by this much.
+    public var paragraphGap = 0.5
+    /// A line that starts at least this much to the right of its block's left edge, after a
+    /// line that does not, begins a paragraph (a first-line indent).
+    public var indent = 1.2
+    /// Lines at least this long vote with their baseline's angle on the page's tilt; shorter
+    /// ones (a number, a word) have too short a baseline to say.
+    public var tiltVoterLength = 4.0
+
+    public init() {}
+}
