@@ -1,21 +1,20 @@
 /// The thresholds of `ReadingOrder`, each in line heights (the median height of the page's
 /// lines, measured across the line, not along the page's axes), so that one value serves a
 /// receipt photographed close and a filing scanned at 300 ppi. The measurements behind them are
-/// in `docs/reading.md` ("Reading order of the neural reader").
+/// in `docs/reading.md` ("Reading order").
 public struct LayoutPolicy: Sendable, Equatable {
     /// A vertical strip at least this wide that no line crosses, running the whole height of a
-    /// region, is a gutter between columns. On the bench's tune half 0.25 to 1.0 read alike and
-    /// 1.5 a little worse (CER 0.189 at 1.0 against 0.195 at 1.5, with the values below).
+    /// region, is a gutter between columns. Tune half, CER: 0.189 at 0.25, 0.196 at 1.0, 0.195
+    /// at 1.5, 0.217 at 2.5.
     public var columnGap = 1.0
     /// A gutter divides a region into columns only when each side holds at least this many
     /// lines (so too a region's strips whose rows all overlap); a smaller region is cut between
-    /// its rows first, so a short table is read row by row and a column of text stays whole. Tune half: CER 0.241 at 3, 0.196 at 6, 0.189 at
-    /// 10 to 20, 0.208 at 60.
+    /// its rows first, so a short table is read row by row and a column of text stays whole.
+    /// Tune half: CER 0.238 at 3, 0.204 at 6, 0.196 at 15, 0.197 at 20, 0.226 at 60.
     public var minimumColumnLines = 15
     /// The part of a line's height, top and bottom each, that may overlap the next line's and
     /// still leave a row gap between them: the detector's boxes are grown (DB's unclipping), so
-    /// lines set close touch. Tune half: CER 0.207 at 0, 0.203 at 0.05, 0.235 at 0.15 (a
-    /// column whose lines overlap reads as one row of cells).
+    /// lines set close touch. Tune half: CER 0.174 at 0, 0.196 at 0.05, 0.210 at 0.15.
     public var rowOverlap = 0.05
     /// In a region whose rows overlap from top to bottom, a line whose middle is more than this
     /// below the one before (taken by their middles) starts a row. Tune half, receipts: CER
