@@ -26,8 +26,8 @@ public struct LayoutLine: Sendable, Equatable {
 /// The method is the recursive XY-cut (Nagy and Seth, 1984) on the gaps between lines: a region
 /// whose lines sit one under the other is a block, read top to bottom; otherwise it is cut at a
 /// gutter running its whole height (columns, left first), else at its widest gap between rows
-/// (top first). A region whose rows all overlap is cut into long strips side by side if it has
-/// them, else into rows by the lines' middles, else between the lines of its one row. Tilt is
+/// (top first). A region whose rows all overlap is cut into rows by the lines' middles, else
+/// between the lines of its one row (left first). Tilt is
 /// taken out first: each line is levelled by its own baseline's angle about the page turned by
 /// the median angle of its long lines' axis (a line read turned over counts as its axis). Paragraphs split a block where the space between two
 /// lines is larger than the page's usual one, or where a line is indented. Every threshold is
@@ -136,10 +136,8 @@ struct Cutter {
         let columns = sideBySide(region, gap: policy.columnGap * unit, minimumLines: policy.minimumColumnLines)
         if columns.count > 1 { return columns.flatMap(regions) }
         if let (upper, lower) = rowSplit(region) { return regions(upper) + regions(lower) }
-        // Rows overlap from top to bottom (set close, or a photographed page's warp): long
-        // strips side by side are columns still; otherwise rows by the lines' middles.
-        let strips = sideBySide(region, gap: 0, minimumLines: policy.minimumColumnLines)
-        if strips.count > 1 { return strips.flatMap(regions) }
+        // Rows overlap from top to bottom (set close, or a photographed page's warp): rows by
+        // the lines' middles.
         let rows = rowsByMiddles(region)
         if rows.count > 1 { return rows.flatMap(regions) }
         let cells = sideBySide(region, gap: 0, minimumLines: 1)
