@@ -26,6 +26,8 @@ public final class NeuralReader {
     private let cropping: any LineCropping
     public let decoder: CTCDecoder
     public let policy: ReadingPolicy
+    /// How the read lines are put in reading order (`ReadingOrder`).
+    public let layout: LayoutPolicy
     /// The input map of the classifier and the recogniser, reused line after line.
     private var lineInput = FeatureMap(channels: 3, height: RecognizerInput.height, width: RecognizerInput.classifierWidth)
     /// What the last page's reading cost.
@@ -33,7 +35,8 @@ public final class NeuralReader {
 
     public init(detector: any NetworkRunning, recogniser: any NetworkRunning, classifier: any NetworkRunning,
                 characters: [String], policy: ReadingPolicy = ReadingPolicy(),
-                finding: any LineFinding = DetectedLines(), cropping: any LineCropping = RectifiedLines()) {
+                finding: any LineFinding = DetectedLines(), cropping: any LineCropping = RectifiedLines(),
+                layout: LayoutPolicy = LayoutPolicy()) {
         self.detector = detector
         self.recogniser = recogniser
         self.classifier = classifier
@@ -41,6 +44,7 @@ public final class NeuralReader {
         self.policy = policy
         self.finding = finding
         self.cropping = cropping
+        self.layout = layout
     }
 
     /// The page's text, every box in the one currency (0...1, origin bottom left). Polls
@@ -49,7 +53,8 @@ public final class NeuralReader {
     public func read(raster: Raster, cancellation: CancellationFlag) throws -> RecognizedText {
         let isCancelled = { cancellation.isRaised }
         let started = ContinuousClock.now
-        // In reading order: the finder's (RapidOCR's `sorted_boxes`, `BoxFinder`).
+        // In RapidOCR's order (`sorted_boxes`, `BoxFinder`), which the recognition keeps; the
+        // page's reading order is `ReadingOrder`'s, below.
         let quads = try cancellable { () throws -> [DetectedBox] in try finding.lines(in: raster, detector: &detector, isCancelled: isCancelled) }
         let detected = ContinuousClock.now
         timings.detection = detected - started
@@ -88,7 +93,8 @@ public final class NeuralReader {
                 lines[index] = WordBoxes.line(decoded, placement: placement, page: raster.size, crop: crop.raster)
             }
         }
-        return WordBoxes.text(lines.compactMap { $0 })
+        // Blocks and paragraphs from the lines' geometry, in the order a person reads them.
+        return ReadingOrder.text(lines.compactMap { $0 }, page: raster.size, policy: layout)
     }
 
     /// `body`, with a network's cancellation as Swift's.
