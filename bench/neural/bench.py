@@ -314,7 +314,7 @@ def main():
             m = s[n]
             line += f" {fmt(m['f1'], 9)} {fmt(m['cer'], 6)} {fmt(m['seconds'], 6, 2)} {fmt(m['det'], 6, 2)} {fmt(m['rec'], 6, 2)}"
         a, b = s.get("agreement"), s.get("same_input")
-        line += f" {fmt(a['share'] if a else None, 6)} {fmt(b['share'] if b else None, 6)} {a['lines'] if a else '-':>6}"
+        line += f" {fmt(a['share'] if a else None, 6)} {fmt(b['share'] if b else None, 6)} {(a or b)['lines'] if a or b else '-':>6}"
         print(line)
     failed = {n: summaries["ALL"][n]["failed"] for n in readers if summaries["ALL"][n]["failed"]}
     if failed:
