@@ -139,6 +139,7 @@ struct DetectionGoldenTests {
         #expect(word(0) == size.width && word(4) == size.height, "\(size) against \(word(0))x\(word(4))")
         let differences = zip(crop.image.pixels, golden[8...]).map { abs(Int($0) - Int($1)) }
         let mean = Double(differences.reduce(0, +)) / Double(differences.count)
-        #expect(mean < 0.5 && (differences.max() ?? 0) <= 8, "mean difference \(mean), largest \(differences.max() ?? 0)")
+        // Sampled on OpenCV 4's 1/32-pixel grid, as LineCrop did, the mean was 0.16 and the largest 6.
+        #expect(mean < 0.01 && (differences.max() ?? 0) <= 1, "mean difference \(mean), largest \(differences.max() ?? 0)")
     }
 }

@@ -61,6 +61,28 @@ struct LineCropTests {
         #expect(abs(point.x - (corners[0].x + 35)) < 0.01 && abs(point.y - corners[0].y) < 0.01, "\(point)")
     }
 
+    /// RapidOCR's crop (`cv2.warpPerspective`, bicubic) of a tilted quadrilateral with
+    /// fractional corners on random noise, partly off the page (`Golden/noise-line.crop`,
+    /// `bench/neural/golden_crop.py`): OpenCV 5 samples at the exact position in single
+    /// precision, so the crop is the same but for a rounding of a sample here and there.
+    @Test func aCropOfNoiseIsOpenCVs() throws {
+        let (pageWidth, pageHeight, cropWidth, cropHeight) = (96, 64, 92, 31)
+        let bytes = try DetectionGoldenTests.inflate("noise-line.crop", count: 8 + pageWidth * pageHeight + 32 + 8 + cropWidth * cropHeight)
+        let page = Raster(width: pageWidth, height: pageHeight, layout: .gray, pixels: Array(bytes[8..<(8 + pageWidth * pageHeight)]))
+        let cornerBytes = 8 + pageWidth * pageHeight
+        func float(_ at: Int) -> Double {
+            Double(Float(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * $1) }))
+        }
+        let corners = (0..<4).map { PixelPoint(x: float(cornerBytes + 8 * $0), y: float(cornerBytes + 8 * $0 + 4)) }
+        let crop = try #require(LineCrop(page: page, corners: corners))
+        #expect(crop.image.size == PixelSize(width: cropWidth, height: cropHeight), "\(crop.image.size)")
+        let golden = bytes[(cornerBytes + 32 + 8)...]
+        let differences = zip(crop.image.pixels, golden).map { abs(Int($0) - Int($1)) }
+        let differing = differences.filter { $0 > 0 }.count
+        // Sampled on a 1/32-pixel grid in double precision (as LineCrop did), 1,883 of the 2,852 samples differ, by up to 5.
+        #expect(differences.max() ?? 0 <= 1 && differing <= differences.count / 200, "\(differing) samples differ, by up to \(differences.max() ?? 0)")
+    }
+
     @Test func aDegenerateLineIsNoCrop() {
         let page = Raster(width: 10, height: 10, layout: .rgb, filledWith: 255)
         let point = PixelPoint(x: 3, y: 3)

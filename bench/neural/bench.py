@@ -24,6 +24,11 @@ sys.path.insert(0, HERE)
 import rapid as rapid_reader  # noqa: E402
 
 READERS = ("rapid", "cli", "neural", "gloss")
+# "agreement": Gloss reads the page file as the user hands it (prepared: turned, at up to 300
+# ppi, lines cut from the full page); "same_input": Gloss reads the very picture RapidOCR's
+# stages read (`rapid.py --bounded`), with `--prepare none`.
+AGREEMENTS = ("agreement", "same_input")
+SAME_INPUT_ARGS = "--engine neural --prepare none"
 # A RapidOCR line and a Gloss line are the same line when their boxes overlap this much
 # (intersection over union); each RapidOCR line takes its best-overlapping Gloss line.
 SAME_LINE_IOU = 0.5
@@ -100,6 +105,45 @@ def run_rapid(pages, data, cache, python, jobs, version_key):
     return results
 
 
+def run_bounded(pages, data, cache, python):
+    """The picture RapidOCR's stages read, per page name: {"out": PNG, "ratio_w", "ratio_h", ...}.
+
+    Written once per RapidOCR cache key under CACHE/rapid-input/ (rapid.py --bounded): the page
+    as RapidOCR's loader decodes it, resized within Global.min_side_len...max_side_len."""
+    results, todo = {}, []
+    for page in pages:
+        png = os.path.join(cache.root, "rapid-input", page["rapid_key"] + ".png")
+        hit = cache.get("rapid-input", page["rapid_key"])
+        if hit and os.path.exists(png):
+            results[page["name"]] = hit
+        else:
+            todo.append((page, png))
+    if todo:
+        os.makedirs(os.path.join(cache.root, "rapid-input"), exist_ok=True)
+        argv = [a for page, png in todo for a in (os.path.join(data, page["image"]), png)]
+        proc = subprocess.run([python, os.path.join(HERE, "rapid.py"), "--bounded"] + argv, capture_output=True, text=True)
+        by_out = {png: page for page, png in todo}
+        for line in proc.stdout.splitlines():
+            out = json.loads(line)
+            page = by_out[out["out"]]
+            if out["error"]:
+                print(f"warning: {page['name']}: no RapidOCR input: {out['error']}", file=sys.stderr)
+                continue
+            out["sha"] = score.file_hash(out["out"])
+            results[page["name"]] = out
+            cache.put("rapid-input", page["rapid_key"], out)
+        if proc.returncode != 0:
+            print(f"warning: rapid.py --bounded failed: {proc.stderr[-400:]}", file=sys.stderr)
+    return results
+
+
+def scaled_lines(lines, ratio_w, ratio_h):
+    """Lines read on RapidOCR's picture, their boxes carried to the page's pixels as RapidOCR
+    carries its own (`map_boxes_to_original`: x times ratio_w, y times ratio_h)."""
+    return [{**l, "box": [l["box"][0] * ratio_w, l["box"][1] * ratio_h, l["box"][2] * ratio_w, l["box"][3] * ratio_h]}
+            for l in lines]
+
+
 def box(b):
     return [b["x"], b["y"], b["x"] + b["width"], b["y"] + b["height"]]
 
@@ -143,11 +187,11 @@ def summary(rows, readers):
         got = [r[n] for r in rows if r.get(n) and not r[n].get("error")]
         out[n] = {k: score.mean(g.get(k) for g in got) for k in ("f1", "cer", "seconds", "det", "rec")}
         out[n]["failed"] = sum(1 for r in rows if r.get(n) and r[n].get("error"))
-    lines = [r["agreement"] for r in rows if r.get("agreement")]
-    if lines:
-        total, matched, same = (sum(a[k] for a in lines) for k in ("lines", "matched", "same"))
-        out["agreement"] = {"lines": total, "matched": matched, "same": same,
-                            "share": same / total if total else None}
+    for kind in AGREEMENTS:
+        lines = [r[kind] for r in rows if r.get(kind)]
+        if lines:
+            total, matched, same = (sum(a[k] for a in lines) for k in ("lines", "matched", "same"))
+            out[kind] = {"lines": total, "matched": matched, "same": same, "share": same / total if total else None}
     return out
 
 
@@ -156,6 +200,8 @@ def main():
     ap.add_argument("--python", default=os.environ.get("PPOCR_PYTHON", os.path.join(ROOT, ".build", "venv", "bin", "python")),
                     help="the Python with rapidocr 3.10.0 and onnxruntime (make setup's .build/venv)")
     ap.add_argument("--half", choices=("tune", "measure"), help="only this half")
+    ap.add_argument("--same-input-only", action="store_true",
+                    help="of Gloss, read only RapidOCR's picture (the `same` agreement): no prepared or Tesseract column")
     args = ap.parse_args()
 
     pages = score.selected_pages(args)
@@ -172,10 +218,11 @@ def main():
     probe = min((os.path.join(args.data, p["image"]) for p in pages), key=os.path.getsize)
     neural = variant(gloss_path, "--engine neural")
     neural_ok = score.accepts(neural, probe)
+    same_input = variant(gloss_path, SAME_INPUT_ARGS)
     tesseract = variant(gloss_path, "--engine tesseract")
     if not score.accepts(tesseract, probe):
         tesseract = variant(gloss_path, "")
-    readers = [n for n in READERS if n != "neural" or neural_ok]
+    readers = [n for n in READERS if (n != "neural" or neural_ok) and not (args.same_input_only and n in ("neural", "gloss"))]
     if not neural_ok:
         print(f"note: {gloss_path} refuses --engine neural: no neural column", file=sys.stderr)
     rapid_version = subprocess.run([args.python, "-c", "from importlib.metadata import version as v; "
@@ -189,6 +236,7 @@ def main():
 
     started = time.monotonic()
     rapid = run_rapid(pages, args.data, cache, args.python, args.jobs, rapid_versions)
+    inputs = run_bounded(pages, args.data, cache, args.python) if neural_ok else {}
 
     def read(page):
         image = os.path.join(args.data, page["image"])
@@ -205,16 +253,27 @@ def main():
         cli = score.run_cli(image, cache, page["sha"], version, "")
         row["cli"] = scored(truth, truth_tokens, cli["text"]) | {"seconds": cli["seconds"], "det": None, "rec": None,
                                                                  "error": cli["error"]}
-        g = run_gloss_json(image, tesseract, cache, page["sha"])
-        row["gloss"] = scored(truth, truth_tokens, g["text"], g["words"]) | {
-            "seconds": g["seconds"], "det": g["det"], "rec": g["rec"], "error": g["error"]}
-        if neural_ok:
+        if "gloss" in readers:
+            g = run_gloss_json(image, tesseract, cache, page["sha"])
+            row["gloss"] = scored(truth, truth_tokens, g["text"], g["words"]) | {
+                "seconds": g["seconds"], "det": g["det"], "rec": g["rec"], "error": g["error"]}
+        if "neural" in readers:
             n = run_gloss_json(image, neural, cache, page["sha"])
             row["neural"] = scored(truth, truth_tokens, n["text"], n["words"]) | {
                 "seconds": n["seconds"], "det": n["det"], "rec": n["rec"], "error": n["error"]}
             if r and not n["error"]:
                 total, matched, same = agreement(r["lines"], n["lines"])
                 row["agreement"] = {"lines": total, "matched": matched, "same": same}
+        if neural_ok:
+            picture = inputs.get(page["name"])
+            if r and picture:
+                s = run_gloss_json(picture["out"], same_input, cache, picture["sha"])
+                if not s["error"]:
+                    lines = scaled_lines(s["lines"], picture["ratio_w"], picture["ratio_h"])
+                    total, matched, same = agreement(r["lines"], lines)
+                    row["same_input"] = {"lines": total, "matched": matched, "same": same}
+                    row["same_input_lines"] = lines
+                    row["input"] = picture
         return row
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -223,15 +282,17 @@ def main():
 
     fmt = score.fmt
     head = f"{'page':30} {'group':9} {'half':7} {'words':>5}" + "".join(f" {n[:6] + ' F1':>9}" for n in readers) \
-        + "".join(f" {n[:6] + ' CER':>10}" for n in readers) + "".join(f" {n[:6] + ' s':>8}" for n in readers) + f" {'agree':>6}"
+        + "".join(f" {n[:6] + ' CER':>10}" for n in readers) + "".join(f" {n[:6] + ' s':>8}" for n in readers) \
+        + f" {'agree':>6} {'same':>6}"
     print(head)
     for row in rows:
         line = f"{row['name'][:30]:30} {row['group'][:9]:9} {row['half']:7} {row['truth_words']:5d}"
         line += "".join(f" {fmt(row[n]['f1'] if row.get(n) else None, 9)}" for n in readers)
         line += "".join(f" {fmt(row[n]['cer'] if row.get(n) else None, 10)}" for n in readers)
         line += "".join(f" {fmt(row[n]['seconds'] if row.get(n) else None, 8, 2)}" for n in readers)
-        a = row.get("agreement")
-        line += f" {fmt(a['same'] / a['lines'] if a and a['lines'] else None, 6)}"
+        for kind in AGREEMENTS:
+            a = row.get(kind)
+            line += f" {fmt(a['same'] / a['lines'] if a and a['lines'] else None, 6)}"
         errors = [f"{n}: {row[n]['error'].strip()[:50]}" for n in readers if row.get(n) and row[n].get("error")]
         print(line + ("  ! " + "; ".join(errors) if errors else ""))
 
@@ -245,15 +306,15 @@ def main():
     summaries = {k: summary(v, readers) for k, v in sets.items() if v}
     print()
     head = f"{'means':22} {'pages':>5}" + "".join(f" {n[:6] + ' F1':>9} {'CER':>6} {'s':>6} {'det':>6} {'rec':>6}" for n in readers) \
-        + f" {'agree':>6} {'lines':>6}"
+        + f" {'agree':>6} {'same':>6} {'lines':>6}"
     print(head)
     for label, s in summaries.items():
         line = f"{label:22} {s['pages']:5d}"
         for n in readers:
             m = s[n]
             line += f" {fmt(m['f1'], 9)} {fmt(m['cer'], 6)} {fmt(m['seconds'], 6, 2)} {fmt(m['det'], 6, 2)} {fmt(m['rec'], 6, 2)}"
-        a = s.get("agreement")
-        line += f" {fmt(a['share'] if a else None, 6)} {a['lines'] if a else '-':>6}"
+        a, b = s.get("agreement"), s.get("same_input")
+        line += f" {fmt(a['share'] if a else None, 6)} {fmt(b['share'] if b else None, 6)} {(a or b)['lines'] if a or b else '-':>6}"
         print(line)
     failed = {n: summaries["ALL"][n]["failed"] for n in readers if summaries["ALL"][n]["failed"]}
     if failed:

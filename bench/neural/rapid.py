@@ -4,6 +4,12 @@
   rapid.py IMAGE ...     one JSON object per image on stdout:
                          {"image", "lines": [{"text", "score", "box": [x0, y0, x1, y1]}],
                           "det", "cls", "rec", "seconds", "version", "error"}
+  rapid.py --bounded IMAGE OUT.png ...
+                         writes the picture RapidOCR's stages read (the page as its loader
+                         decodes it, resized within Global.min_side_len...max_side_len,
+                         process_img.resize_image_within_bounds) to OUT.png; prints one JSON
+                         object per image: {"image", "out", "width", "height", "ratio_w",
+                         "ratio_h", "error"}, the ratios from that picture's pixels to the page's
 
 The engine is made once and reused for every image, so model loading is not in the
 per-page times. "det", "cls" and "rec" are RapidOCR's own elapsed seconds per stage
@@ -74,7 +80,30 @@ def read(ocr, image):
             "seconds": seconds, "error": None}
 
 
+def bounded(ocr, image, out):
+    """Writes the picture RapidOCR reads `image` as (decoded, resized within its bounds) to `out`."""
+    import cv2
+    picture, record = ocr.preprocess_img(ocr.load_img(source(image)))
+    if not cv2.imwrite(out, picture):
+        raise OSError(f"{out}: cv2.imwrite failed")
+    ratios = record["preprocess"]
+    return {"image": image, "out": out, "width": int(picture.shape[1]), "height": int(picture.shape[0]),
+            "ratio_w": float(ratios["ratio_w"]), "ratio_h": float(ratios["ratio_h"]), "error": None}
+
+
+def write_bounded(pairs):
+    ocr = engine()  # the models load lazily: none is loaded for this
+    for image, out in zip(pairs[0::2], pairs[1::2]):
+        try:
+            result = bounded(ocr, image, out)
+        except Exception as error:
+            result = {"image": image, "out": out, "error": f"{type(error).__name__}: {error}"}
+        print(json.dumps(result), flush=True)
+
+
 def main(argv):
+    if argv[:1] == ["--bounded"]:
+        return write_bounded(argv[1:])
     import rapidocr
     version = getattr(rapidocr, "__version__", None)
     if version is None:

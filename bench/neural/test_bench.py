@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks of the line agreement and of the tune/measure split, and of the pages RapidOCR is handed decoded (python3 bench/neural/test_bench.py)."""
+"""Checks of the line agreement (on the page and on RapidOCR's own picture), of the tune/measure split, and of the pages RapidOCR is handed decoded (python3 bench/neural/test_bench.py)."""
 import os, sys, unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +33,18 @@ class Agreement(unittest.TestCase):
 
     def test_iou_of_a_box_with_itself_is_one(self):
         self.assertEqual(bench.iou([1, 2, 11, 22], [1, 2, 11, 22]), 1.0)
+
+
+class SameInput(unittest.TestCase):
+    def test_lines_read_on_rapidocrs_picture_are_carried_to_the_page_by_its_ratios(self):
+        # A 3000 x 1500 page is read by RapidOCR at 2016 x 1024 (ratios 1.488, 1.465).
+        lines = bench.scaled_lines([line("Total", 100, 50, 300, 80)], 3000 / 2016, 1500 / 1024)
+        self.assertEqual([round(v, 1) for v in lines[0]["box"]], [148.8, 73.2, 446.4, 117.2])
+        self.assertEqual(lines[0]["text"], "Total")
+
+    def test_gloss_reads_the_picture_untouched(self):
+        self.assertIn("--prepare none", bench.SAME_INPUT_ARGS)
+        self.assertIn("--engine neural", bench.SAME_INPUT_ARGS)
 
 
 class Decoding(unittest.TestCase):
