@@ -127,15 +127,6 @@ public enum WordBoxes {
         return TextLine(box: normalizedBox(placement.corners, in: page), baseline: baseline, words: recognized)
     }
 
-    /// The page's text: one block holding every line, each line a paragraph of its own (the
-    /// detector finds lines, not paragraphs; grouping them is for a later step).
-    public static func text(_ lines: [TextLine]) -> RecognizedText {
-        guard !lines.isEmpty else { return RecognizedText() }
-        let paragraphs = lines.map { TextParagraph(box: $0.box, lines: [$0]) }
-        let box = lines.dropFirst().reduce(lines[0].box) { $0.union($1.box) }
-        return RecognizedText(blocks: [TextBlock(box: box, paragraphs: paragraphs)])
-    }
-
     /// The smallest page rectangle holding `points` (page pixels), kept on the page.
     static func normalizedBox(_ points: [PixelPoint], in page: PixelSize) -> NormalizedRect {
         let normalized = points.map { NormalizedPoint($0, in: page) }

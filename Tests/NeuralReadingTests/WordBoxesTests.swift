@@ -81,16 +81,6 @@ import Testing
         #expect(pixels(line.words[0].box) == PixelRect(x: 112, y: 236, width: 32, height: 51))
         #expect(pixels(line.box) == PixelRect(x: 100, y: 200, width: 400, height: 88))
     }
-
-    @Test func thePageIsOneBlockOfOneLineParagraphs() {
-        let first = TextLine(box: NormalizedRect(x: 0.1, y: 0.8, width: 0.5, height: 0.05), baseline: nil, words: [])
-        let second = TextLine(box: NormalizedRect(x: 0.2, y: 0.6, width: 0.6, height: 0.05), baseline: nil, words: [])
-        let text = WordBoxes.text([first, second])
-        #expect(text.blocks.count == 1 && text.paragraphs.count == 2 && text.lines == [first, second])
-        let box = text.blocks[0].box
-        #expect(abs(box.minX - 0.1) < 1e-12 && abs(box.maxX - 0.8) < 1e-12 && abs(box.minY - 0.6) < 1e-12 && abs(box.maxY - 0.85) < 1e-12)
-        #expect(WordBoxes.text([]) == RecognizedText())
-    }
 }
 
 /// Words drawn in to their ink, on a crop painted by hand.
