@@ -43,6 +43,25 @@ public enum RecognizerInput {
         }
     }
 
+    /// The chunks `widths` asks for: RapidOCR's (`chunks(of:)`), or a chunk per line at the
+    /// line's own width (`ownWidths(of:minimum:)`).
+    public static func chunks(of sizes: [(width: Int, height: Int)], widths: LineWidths) -> [Chunk] {
+        switch widths {
+        case .rapidOCRChunks: return chunks(of: sizes)
+        case .own(let minimum): return ownWidths(of: sizes, minimum: minimum)
+        }
+    }
+
+    /// A chunk per line, in the input's order, each as wide as the line resized to 48 high
+    /// (`resizedWidth`), at least `minimum`, rounded up to the recogniser's stride: no
+    /// column of another line's padding is computed.
+    public static func ownWidths(of sizes: [(width: Int, height: Int)], minimum: Int) -> [Chunk] {
+        sizes.indices.map { index in
+            let width = max(minimum, resizedWidth(of: sizes[index], limit: Int.max))
+            return Chunk(lines: [index], width: width, paddedWidth: (width + timeStride - 1) / timeStride * timeStride)
+        }
+    }
+
     /// A line's width once resized to 48 high: ceil(48 x ratio), at most `limit`.
     public static func resizedWidth(of size: (width: Int, height: Int), limit: Int) -> Int {
         let ratio = Double(size.width) / Double(max(1, size.height))
@@ -85,4 +104,15 @@ public enum RecognizerInput {
         let width = resizedWidth(of: (line.width, line.height), limit: classifierWidth)
         fill(&map, with: line, resizedWidth: width, width: classifierWidth)
     }
+}
+
+/// How wide the recogniser's input is for each line (`ReadingPolicy.lineWidths`).
+public enum LineWidths: Sendable, Equatable {
+    /// RapidOCR's batching: lines sorted by ratio, six at a time, each padded to its chunk's
+    /// widest (at least 320 px). A line's text depends on its padding, so this mode reads what
+    /// RapidOCR reads (the agreement the bench reports).
+    case rapidOCRChunks
+    /// Each line at its own resized width, at least `minimum` pixels, rounded up to a
+    /// multiple of 8: no padding computed.
+    case own(minimum: Int)
 }

@@ -13,12 +13,25 @@ import Testing
     /// (8.33, so the chunk's width is 400); the recogniser reads them widest first.
     let lines = [levelQuad(left: 100, top: 100, width: 300, height: 48), levelQuad(left: 100, top: 500, width: 400, height: 48)]
 
-    func reader(p180: Float = 0.05, script: [Int: (String, Float)], cancelAfter: Int? = nil) -> NeuralReader {
+    func reader(p180: Float = 0.05, script: [Int: (String, Float)], cancelAfter: Int? = nil,
+                policy: ReadingPolicy = .rapidOCR) -> NeuralReader {
         let classifier = FixedNetwork(output: FeatureMap(channels: 1, height: 1, width: 2, values: [1 - p180, p180]))
         let detector = FixedNetwork(output: FeatureMap(channels: 1, height: 32, width: 32), cancelAfter: cancelAfter)
         return NeuralReader(detector: detector, recogniser: ScriptedRecogniser(texts: script.mapValues { ($0.0, $0.1) }),
-                            classifier: classifier, characters: FakeRows.characters, finding: GivenLines(quads: lines),
-                            cropping: RectifiedLines())
+                            classifier: classifier, characters: FakeRows.characters, policy: policy,
+                            finding: GivenLines(quads: lines), cropping: RectifiedLines())
+    }
+
+    @Test func ownWidthsReadEachLineAtItsWidth() throws {
+        // 300 wide (rounded up to 304 for the stride) and 400: neither padded to the other.
+        var policy = ReadingPolicy()
+        policy.lineWidths = .own(minimum: 160)
+        let script = [304: (" ab", Float(0.9)), 400: (" c a", Float(0.9))]
+        let text = try reader(script: script, policy: policy).read(raster: page, cancellation: CancellationFlag())
+        #expect(text.lines.map(\.text) == ["ab", "c a"])
+        // By default both are read at the chunk's 400, as RapidOCR reads them.
+        let chunked = try reader(script: script, policy: ReadingPolicy()).read(raster: page, cancellation: CancellationFlag())
+        #expect(chunked.lines.map(\.text) == ["c a", "c a"])
     }
 
     @Test func linesComeTopToBottomWithTheirWords() throws {

@@ -19,6 +19,20 @@ import Testing
         #expect(RecognizerInput.chunks(of: []).isEmpty)
     }
 
+    @Test func ownWidthsGiveEachLineItsWidthAndNoOtherLinesPadding() {
+        // Ratios 10, 2, 7.1: 480, 96 (raised to the minimum 128), ceil(340.8) = 341 -> 344.
+        let sizes = [(480, 48), (64, 32), (710, 100)]
+        let own = RecognizerInput.chunks(of: sizes, widths: .own(minimum: 128))
+        #expect(own.map(\.lines) == [[0], [1], [2]])
+        #expect(own.map(\.width) == [480, 128, 341] && own.map(\.paddedWidth) == [480, 128, 344])
+        // Each line's resized width fits its own input, so no line is cut short.
+        for chunk in own {
+            let line = chunk.lines[0]
+            #expect(RecognizerInput.resizedWidth(of: sizes[line], limit: chunk.width) <= chunk.paddedWidth)
+        }
+        #expect(RecognizerInput.chunks(of: sizes, widths: .rapidOCRChunks) == RecognizerInput.chunks(of: sizes))
+    }
+
     @Test func aLineIsResizedTo48HighKeepingItsRatio() {
         #expect(RecognizerInput.resizedWidth(of: (100, 50), limit: 320) == 96)
         #expect(RecognizerInput.resizedWidth(of: (101, 50), limit: 320) == 97, "rounded up")

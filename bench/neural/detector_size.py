@@ -42,17 +42,21 @@ def pages(xheights):
     manifest = json.loads((DATA / "manifest.json").read_text()) if (DATA / "manifest.json").exists() else []
     for page in manifest:
         if page["image"] in xheights:
-            found.append((page["group"], DATA / page["image"], (DATA / page["truth"]).read_text()))
+            found.append((page["group"], DATA / page["image"], (DATA / page["truth"]).read_text(), page.get("half")))
     return found
 
 
 def split(found):
-    """Alternate pages within each group: even ones to tune on, odd ones to measure."""
+    """The manifest's halves (`tune` / `measure`) for its pages; the fixtures, which have none,
+    alternate in name order: even ones to tune on, odd ones to measure."""
     tune, measure, seen = [], [], {}
     for page in found:
-        k = seen.get(page[0], 0)
-        (tune if k % 2 == 0 else measure).append(page)
-        seen[page[0]] = k + 1
+        half = page[3] if len(page) > 3 else None
+        if half is None:
+            k = seen.get(page[0], 0)
+            half = "tune" if k % 2 == 0 else "measure"
+            seen[page[0]] = k + 1
+        (tune if half == "tune" else measure).append(page[:3])
     return tune, measure
 
 
@@ -168,8 +172,16 @@ def report(results, targets):
         read = [r for r in rows if any(v["lines"] for v in r["runs"].values())]
         print(f"\n{half}: {len(read)} pages read of {len(rows)}")
         print(f"{'input':>8} {'F1':>6} {'recall':>6} {'CER':>6} {'lines':>6} {'Mpx':>6} {'>2000':>6}")
-        for k in keys:
-            runs = [r["runs"][k] for r in read]
+        # "min:T": the smaller input of RapidOCR's and target T's, page by page (a rule that
+        # only ever shrinks the detector's input), from the same runs.
+        shrink = [f"min:{k}" for k in keys if k != "rapid" and "rapid" in keys]
+        for k in keys + shrink:
+            if k.startswith("min:"):
+                t = k[4:]
+                area = lambda run: run["input"][0] * run["input"][1]
+                runs = [r["runs"][t] if area(r["runs"][t]) < area(r["runs"]["rapid"]) else r["runs"]["rapid"] for r in read]
+            else:
+                runs = [r["runs"][k] for r in read]
             mpx = [x["input"][0] * x["input"][1] / 1e6 for x in runs if x.get("input")]
             over = sum(1 for x in runs if x.get("input") and max(x["input"]) > 2000)
             print(f"{k:>8} {np.mean([x['f1'] for x in runs]):6.3f} {np.mean([x['recall'] for x in runs]):6.3f} "

@@ -77,6 +77,13 @@ public struct DetectionPolicy: Sendable, Equatable {
     /// 0.939, 0.937, 0.949, 0.965 on the half only measured, against 0.918 and 0.963 at
     /// RapidOCR's own size. Words are lost below 12; 16 was best on both halves.
     public var targetXHeight: Double = 16
+    /// When set, the letter rule only ever shrinks: the page is scaled so its letters are this
+    /// tall only when that gives a smaller input than RapidOCR's rule, else RapidOCR's input is
+    /// kept. Measured at 12 (`bench/neural/detector_size.py`, `min:12`): on the half only
+    /// measured F1 0.917 and CER 0.238 against RapidOCR's size's 0.916 and 0.239, with 0.70 of
+    /// its input pixels (`Sources/NeuralReading/README.md`). Nil (the default) keeps the rule
+    /// above; either needs the page's x-height, which the reader is not yet given by default.
+    public var shrinkingXHeight: Double?
     /// The page is never scaled by less or more than this, whatever its letters measure: a
     /// guard against a mismeasured x-height, not a measured bound.
     public var scaleRange: ClosedRange<Double> = 0.25...3
@@ -133,7 +140,14 @@ extension DetectionPolicy {
     /// are `targetXHeight` tall. Nil when the page is too small to give any input.
     public func plan(for page: PixelSize, xHeight: Int? = nil) -> DetectorPlan? {
         guard page.width > 0, page.height > 0 else { return nil }
-        if let xHeight, xHeight > 0 { return letterPlan(for: page, xHeight: xHeight) }
+        if let xHeight, xHeight > 0 {
+            guard let shrinkingXHeight else { return letterPlan(for: page, xHeight: xHeight) }
+            var shrinking = self
+            shrinking.targetXHeight = shrinkingXHeight
+            let letters = shrinking.letterPlan(for: page, xHeight: xHeight)
+            guard let rapid = plan(for: page) else { return letters }
+            return letters.input.width * letters.input.height < rapid.input.width * rapid.input.height ? letters : rapid
+        }
         // resize_image_within_bounds: each step's ratio replaces the last, as RapidOCR's does.
         var bounded = page, ratioX = 1.0, ratioY = 1.0
         if max(page.width, page.height) > boundedLongerSide {

@@ -76,7 +76,7 @@ public final class NeuralReader {
         }
 
         var lines = [TextLine?](repeating: nil, count: crops.count)
-        for chunk in RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }) {
+        for chunk in RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }, widths: policy.lineWidths) {
             for index in chunk.lines {
                 if cancellation.isRaised { throw CancellationError() }
                 let crop = crops[index]
