@@ -54,6 +54,13 @@ public struct NormalizedRect: Hashable, Sendable {
         let maxX = Swift.max(self.maxX, other.maxX), maxY = Swift.max(self.maxY, other.maxY)
         return NormalizedRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
     }
+
+    /// The smallest rectangle that holds all of `boxes` (the first when every one is empty);
+    /// none gives the empty rectangle at the origin.
+    public static func enclosing(_ boxes: some Collection<NormalizedRect>) -> NormalizedRect {
+        guard let first = boxes.first else { return NormalizedRect(x: 0, y: 0, width: 0, height: 0) }
+        return boxes.dropFirst().reduce(first) { $0.union($1) }
+    }
 }
 
 /// A point in pixels, origin at the top left (the convention of screens, SVG, hOCR and ALTO).

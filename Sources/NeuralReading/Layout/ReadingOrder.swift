@@ -41,9 +41,9 @@ public enum ReadingOrder {
         let blocks = layout(levelled, lineHeight: lineHeight, policy: policy).map { block in
             let paragraphs = block.map { indices in
                 let members = indices.map { lines[$0] }
-                return TextParagraph(box: union(members.map(\.box)), lines: members)
+                return TextParagraph(box: .enclosing(members.map(\.box)), lines: members)
             }
-            return TextBlock(box: union(paragraphs.map(\.box)), paragraphs: paragraphs)
+            return TextBlock(box: .enclosing(paragraphs.map(\.box)), paragraphs: paragraphs)
         }
         return RecognizedText(blocks: blocks)
     }
@@ -111,10 +111,6 @@ public enum ReadingOrder {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-
-    static func union(_ boxes: [NormalizedRect]) -> NormalizedRect {
-        boxes.dropFirst().reduce(boxes[0]) { $0.union($1) }
     }
 }
 

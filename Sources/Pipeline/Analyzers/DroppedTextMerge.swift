@@ -109,7 +109,7 @@ extension RecognizedText {
                     var trimmed = line
                     if words.count < line.words.count {
                         trimmed.words = words
-                        trimmed.box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
+                        trimmed.box = .enclosing(words.map(\.box))
                     }
                     lines.append(trimmed)
                 }
@@ -117,7 +117,7 @@ extension RecognizedText {
                 var trimmed = paragraph
                 if lines != paragraph.lines {
                     trimmed.lines = lines
-                    trimmed.box = lines.dropFirst().reduce(lines[0].box) { $0.union($1.box) }
+                    trimmed.box = .enclosing(lines.map(\.box))
                 }
                 paragraphs.append(trimmed)
             }
@@ -125,7 +125,7 @@ extension RecognizedText {
             var trimmed = block
             if paragraphs != block.paragraphs {
                 trimmed.paragraphs = paragraphs
-                trimmed.box = paragraphs.dropFirst().reduce(paragraphs[0].box) { $0.union($1.box) }
+                trimmed.box = .enclosing(paragraphs.map(\.box))
             }
             kept.blocks.append(trimmed)
         }

@@ -8,13 +8,13 @@ extension RecognizedText {
     /// when the layer has no placed words, so the page is read as any other.
     init?(layer: PDFTextLayer) {
         let lines = layer.lines.compactMap { words -> TextLine? in
-            guard let first = words.first else { return nil }
-            let box = words.dropFirst().reduce(first.box) { $0.union($1.box) }
+            guard !words.isEmpty else { return nil }
+            let box = NormalizedRect.enclosing(words.map(\.box))
             return TextLine(box: box, baseline: nil,
                             words: words.map { RecognizedWord(text: $0.text, box: $0.box, confidence: 100) })
         }
-        guard let first = lines.first else { return nil }
-        let box = lines.dropFirst().reduce(first.box) { $0.union($1.box) }
+        guard !lines.isEmpty else { return nil }
+        let box = NormalizedRect.enclosing(lines.map(\.box))
         self.init(blocks: [TextBlock(box: box, paragraphs: [TextParagraph(box: box, lines: lines)])])
     }
 }
