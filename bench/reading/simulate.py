@@ -14,11 +14,14 @@ Tesseract word goes to the detected line holding the largest part of its box (at
 The page is assembled in the neural reader's line order (its JSON's; --order tesseract: by the
 place of each line's first Tesseract word in Tesseract's reading), a line's Tesseract words in
 Tesseract's order; orphans are kept after the detected line that holds the Tesseract word
-read before them (--orphans keep) or dropped. Scored with the bench's F1 and CER, per group and
+read before them (--orphans keep), dropped, or kept only when their calibrated probability
+reaches --orphan-bar (--orphans sure). Scored with the bench's F1 and CER, per group and
 half, against Tesseract alone, the neural reader alone, the per-page oracle, the "ceiling"
 (the neural reader reads every line and Tesseract's reading wins only when more probable) and
 the per-line oracle (per line, the reading with more right words, by the labels). The bar is
-swept; the one with the best mean F1 on the tune half is reported on both halves.
+swept; the one with the best mean F1 on the tune half is reported on both halves, and the
+cheapest bar within 0.005 of that F1 (fewest lines read) is named. --coverage C also sends a
+line to the neural reader when its Tesseract words cover less than C of its width.
 """
 import argparse, json, os, sys
 
@@ -83,13 +86,36 @@ def prepare(page, knots, min_share):
     return detected, orphans_after
 
 
-def decide(line, bar, line_how, compare):
-    """'tesseract' or 'neural', and whether the neural reader read the line."""
+def covered(words):
+    """The length of the union of the words' boxes along x."""
+    spans = sorted((w["bbox"][0], w["bbox"][2]) for w in words)
+    total, end = 0, None
+    for x0, x1 in spans:
+        if end is None or x0 > end:
+            total += x1 - x0
+            end = x1
+        elif x1 > end:
+            total += x1 - end
+            end = x1
+    return total
+
+
+def coverage(line):
+    """The share of the detected line's width its Tesseract words cover."""
+    width = line["box"][2] - line["box"][0]
+    t = [w for w in line["tesseract"] if w["tokens"]]
+    return min(1.0, covered(t) / width) if width > 0 and t else 0.0
+
+
+def decide(line, bar, line_how, compare, min_coverage=0.0):
+    """'tesseract' or 'neural', and whether the neural reader read the line.
+
+    A line whose Tesseract words cover less than min_coverage of its width is unsure too."""
     t = [w for w in line["tesseract"] if w["tokens"]]
     if not t:
         return "neural", True
     st = line_score(t, line_how)
-    if st >= bar:
+    if st >= bar and (min_coverage <= 0 or coverage(line) >= min_coverage):
         return "tesseract", False
     if not [w for w in line["neural"] if w["tokens"]]:
         return "tesseract", True
@@ -161,17 +187,36 @@ def fused(page, detected, orphans_after, bar, args, chooser=None):
         if chooser is not None:
             choice, did_read = chooser(line), True
         else:
-            choice, did_read = decide(line, bar, args.line_score, args.compare)
+            choice, did_read = decide(line, bar, args.line_score, args.compare, args.coverage)
         choices.append(choice)
         if did_read:
             read += 1
             read_ratio += ratio(line["box"])
-    tokens, text = assemble(detected, orphans_after, choices, args.orphans == "keep", args.order)
+    if args.orphans == "sure":
+        orphans_after = {k: [w for w in v if w["p"] >= args.orphan_bar] for k, v in orphans_after.items()}
+    tokens, text = assemble(detected, orphans_after, choices, args.orphans != "drop", args.order)
     r = scored(page, tokens, text)
     total_ratio = sum(ratio(l["box"]) for l in detected)
     r.update(lines=len(detected), read=read, share=read / len(detected) if detected else 0.0,
              width_share=read_ratio / total_ratio if total_ratio else 0.0, choices=choices)
     return r
+
+
+def stage_seconds(page):
+    """The stages' seconds from the page JSONs' `timings` (milliseconds): Tesseract's
+    preparation and reading, the neural detector and recogniser."""
+    t = page["readings"]["tesseract"].get("timings") or {}
+    n = page["readings"]["neural"].get("timings") or {}
+    return {"t_prepare": t.get("prepare", 0) / 1000, "t_ocr": t.get("ocr", 0) / 1000,
+            "n_prepare": n.get("prepare", 0) / 1000, "detect": n.get("detect", 0) / 1000,
+            "recognize": n.get("recognize", 0) / 1000}
+
+
+def cost(row, key):
+    """Seconds of a page read the fused way: Tesseract's preparation and reading, the detector,
+    and the recogniser's time in proportion to the width of the lines it reads."""
+    s = row["seconds"]
+    return s["t_prepare"] + s["t_ocr"] + s["detect"] + s["recognize"] * row[key]["width_share"]
 
 
 def summarise(rows, key):
@@ -195,9 +240,13 @@ def main():
     ap.add_argument("--line-score", choices=("mean", "min"), default="mean", help="Tesseract's line score against the bar")
     ap.add_argument("--compare", choices=("mean", "gain"), default="mean",
                     help="better reading by mean calibrated probability, or by expected gain (sum of p - 1/2)")
-    ap.add_argument("--orphans", choices=("keep", "drop"), default="keep")
+    ap.add_argument("--orphans", choices=("keep", "drop", "sure"), default="keep",
+                    help="Tesseract words on no detected line: kept, dropped, or kept when P(right) >= --orphan-bar")
+    ap.add_argument("--orphan-bar", type=float, default=0.9)
     ap.add_argument("--order", choices=("neural", "tesseract"), default="neural",
                     help="assemble the lines in the neural reader's order or by Tesseract's words' order")
+    ap.add_argument("--coverage", type=float, default=0.0,
+                    help="a line whose Tesseract words cover less than this share of its width is unsure too (0: off)")
     ap.add_argument("--min-share", type=float, default=0.5, help="share of a word's box its line must hold")
     ap.add_argument("--bar", type=float, help="report at this bar instead of the tune half's best")
     ap.add_argument("--show", action="append", default=[], help="print this page's lines where the fused choice and the line oracle part")
@@ -212,6 +261,7 @@ def main():
                "tesseract": alone(page, "tesseract"), "neural": alone(page, "neural"),
                "orphans": sum(len(v) for v in orphans.values()),
                "tesseract_words": sum(len(l["tesseract"]) for l in detected) + sum(len(v) for v in orphans.values())}
+        row["seconds"] = stage_seconds(page)
         row["page_oracle"] = max((row["tesseract"], row["neural"]), key=lambda r: r["f1"])
         for bar in BARS:
             row[f"bar {bar}"] = fused(page, detected, orphans, bar, args)
@@ -228,7 +278,13 @@ def main():
             page = next(p for p in pages if p["name"] == row["name"])
             row[f"bar {chosen}"] = fused(page, row["_detected"], row["_orphans"], chosen, args)
         sweep[chosen] = summarise(rows, f"bar {chosen}")
-    print(f"settings: line score {args.line_score}, compare {args.compare}, orphans {args.orphans}, order {args.order}, "
+    if tune_rows:
+        best = sweep[chosen]["tune"]["f1"]
+        knee = min((b for b in BARS if sweep[b]["tune"]["f1"] >= best - 0.005), key=lambda b: sweep[b]["tune"]["share"])
+        print(f"cheapest bar within 0.005 of the tune half's best F1: {knee:g} "
+              f"(tune F1 {sweep[knee]['tune']['f1']:.3f}, lines read {sweep[knee]['tune']['share']:.2f}; measure "
+              + (f"F1 {sweep[knee]['measure']['f1']:.3f}, lines read {sweep[knee]['measure']['share']:.2f})" if 'measure' in sweep[knee] else "-)"))
+    print(f"settings: line score {args.line_score}, compare {args.compare}, orphans {args.orphans}, order {args.order}, coverage {args.coverage}, "
           f"min share {args.min_share}; pages {len(rows)} (tune {len(tune_rows)})")
     orph = sum(r["orphans"] for r in rows)
     tw = sum(r["tesseract_words"] for r in rows)
@@ -264,6 +320,46 @@ def main():
                 lines = sum(r[key]["lines"] for r in sel)
                 reads.append(f"{sum(r[key]['read'] for r in sel) / max(1, lines):.2f}")
             print(f"| {group} | {half} | {len(sel)} | " + " | ".join(cells) + " | " + " | ".join(reads) + " |")
+    print("\n## Cost: seconds a page from the JSONs' stage timings (wall time under the run's load;"
+          " only their ratios mean anything). Fused = Tesseract + detector + recogniser x width share read")
+    print("| half | Tesseract (prepare + read) | neural (prepare + detect + recognise) | fused | ceiling | fused / Tesseract | fused / neural |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for half in ("tune", "measure"):
+        sel = [r for r in rows if r["half"] == half]
+        if not sel:
+            continue
+        t = sum(r["seconds"]["t_prepare"] + r["seconds"]["t_ocr"] for r in sel) / len(sel)
+        n = sum(r["seconds"]["n_prepare"] + r["seconds"]["detect"] + r["seconds"]["recognize"] for r in sel) / len(sel)
+        f = sum(cost(r, f"bar {chosen}") for r in sel) / len(sel)
+        c = sum(cost(r, "ceiling") for r in sel) / len(sel)
+        print(f"| {half} | {t:.2f} | {n:.2f} | {f:.2f} | {c:.2f} | {f / t:.2f} | {f / n:.2f} |")
+    for half in ("tune", "measure"):
+        h = sweep[chosen].get(half)
+        if h:
+            print(f"CHOSEN {args.line_score}/{args.compare}/{args.orphans}/{args.order}/cov {args.coverage} bar {chosen:g} {half}: "
+                  f"F1 {h['f1']:.3f} CER {h['cer']:.3f} lines read {h['share']:.2f} width read {h['width_share']:.2f}")
+    print("\n## The comparison alone: detected lines both read, with a different number of right words")
+    print("| half | lines | mean calibrated picks the better | gain picks the better | mean raw picks the better |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for half in ("tune", "measure"):
+        n, hits = 0, {"mean": 0, "gain": 0, "raw": 0}
+        for r in rows:
+            if r["half"] != half:
+                continue
+            for line in r["_detected"]:
+                t = [w for w in line["tesseract"] if w["tokens"]]
+                nw = [w for w in line["neural"] if w["tokens"]]
+                if not t or not nw or right_gain(t) == right_gain(nw):
+                    continue
+                n += 1
+                neural_better = right_gain(nw) > right_gain(t)
+                hits["mean"] += (line_score(nw, "mean") > line_score(t, "mean")) == neural_better
+                hits["gain"] += (gain(nw) > gain(t)) == neural_better
+                raw_n = sum(w["confidence"] for w in nw) / len(nw)
+                raw_t = sum(w["confidence"] for w in t) / len(t)
+                hits["raw"] += (raw_n > raw_t) == neural_better
+        if n:
+            print(f"| {half} | {n} | {hits['mean'] / n:.3f} | {hits['gain'] / n:.3f} | {hits['raw'] / n:.3f} |")
     print(f"\n## Pages where fused ({chosen:g}) is worse than the better reader alone by more than 0.005 F1")
     print("| page | half | Tesseract | neural | fused | ceiling | line oracle |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
