@@ -160,7 +160,7 @@ def line_table(lines, knots):
 
 def main():
     ap = common.options(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter))
-    ap.add_argument("--bins", type=int, default=20, help="equal-count bins of the tune half's raw confidences")
+    ap.add_argument("--bins", type=int, default=40, help="equal-count bins of the tune half's raw confidences")
     ap.add_argument("--out", help="the knots for simulate.py (default READINGS/calibration.json)")
     ap.add_argument("--json", help="write the whole report here")
     args = ap.parse_args()
