@@ -6,12 +6,18 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 /// The CNN's layers are compiled for AVX2 and FMA (x86-64 since 2013): three times as fast as the
-/// baseline's SSE2 (`make bench-faces`). Only that module: `Models.supportsNeuralNetwork` checks
-/// the processor before any of it runs, and the rest of Gloss runs anywhere.
+/// baseline's SSE2 (`make bench-faces`). Only that module: `KernelChoice` (its own module, built
+/// for any x86-64) checks the processor before any of it runs, and the rest of Gloss runs anywhere.
+/// The packed product's inner loop again for AVX-512 (`GlossNeuralKernelsAVX512`), run only
+/// where `KernelChoice` finds AVX-512's F, CD, BW, DQ and VL: `skylake-avx512`, the first
+/// processor with them all, whose 16-float vectors stay whole `zmm` registers (`objdump -d`;
+/// its tuning's preference for 256 bits binds only the loop vectoriser).
 #if arch(x86_64)
 let vectorSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-target-cpu", "haswell"])]
+let wideVectorSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-target-cpu", "skylake-avx512"])]
 #else
 let vectorSettings: [SwiftSetting] = swiftSettings
+let wideVectorSettings: [SwiftSetting] = swiftSettings
 #endif
 
 let package = Package(
@@ -74,12 +80,15 @@ let package = Package(
             path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossNeuralNetwork", path: "Sources/NeuralNetwork", exclude: ["README.md"], swiftSettings: vectorSettings
+            name: "GlossNeuralNetwork", dependencies: ["GlossNeuralKernelChoice", "GlossNeuralKernelsAVX512"],
+            path: "Sources/NeuralNetwork", exclude: ["README.md", "KernelChoice", "AVX512"], swiftSettings: vectorSettings
         ),
+        .target(name: "GlossNeuralKernelChoice", path: "Sources/NeuralNetwork/KernelChoice", swiftSettings: swiftSettings),
+        .target(name: "GlossNeuralKernelsAVX512", path: "Sources/NeuralNetwork/AVX512", swiftSettings: wideVectorSettings),
         // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
         .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),
         .target(
-            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork", "GlossNeuralReading", "CPPOCRModels"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
+            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork", "GlossNeuralKernelChoice", "GlossNeuralReading", "CPPOCRModels"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
             resources: [.embedInCode("yunet/yunet.bin")], swiftSettings: swiftSettings
         ),
         .target(
@@ -141,7 +150,7 @@ let package = Package(
         ),
 
         .executableTarget(
-            name: "NeuralBench", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"],
+            name: "NeuralBench", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"],
             path: "bench/neural/NeuralBench", swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -149,7 +158,7 @@ let package = Package(
             path: "bench/images/ImageBench", swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "RecogniserBench", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"],
+            name: "RecogniserBench", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"],
             path: "bench/neural/RecogniserBench", swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -174,7 +183,7 @@ let package = Package(
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "CPPOCRModels"], exclude: ["Golden"],
+            name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"], exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

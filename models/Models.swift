@@ -1,5 +1,6 @@
 import CPPOCRModels
 import GlossFaceDetection
+import GlossNeuralKernelChoice
 import GlossNeuralNetwork
 import GlossNeuralReading
 
@@ -43,23 +44,9 @@ public enum Models {
         #endif
     }
 
-    /// Whether this processor runs the neural network module, compiled for AVX2 and FMA on x86.
-    public static let supportsNeuralNetwork: Bool = {
-        #if arch(x86_64)
-        guard let file = fopen("/proc/cpuinfo", "r") else { return false }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 1 << 14)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            guard text.hasPrefix("flags") else { continue }
-            let flags = Set(text.split { $0 == " " || $0 == "\t" || $0 == "\n" })
-            return flags.contains("avx2") && flags.contains("fma")
-        }
-        return false
-        #else
-        return true
-        #endif
-    }()
+    /// Whether this processor runs the neural network module, compiled for AVX2 and FMA on x86
+    /// (`KernelChoice`, which also picks its AVX-512 kernels where the processor has them).
+    public static var supportsNeuralNetwork: Bool { KernelChoice.current.runsNetworks }
 }
 
 extension YuNetDetector {

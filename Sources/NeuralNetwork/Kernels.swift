@@ -71,7 +71,7 @@ public enum Kernels {
     /// run (attention's scores and values) and are too small to repay packing. Rows of
     /// `columns` are `columnStride` apart, rows of `out` `outputStride`; six outputs (then
     /// one) are summed at once in registers, one fused multiply-add a weight, so
-    /// each column vector loaded serves six (a recogniser's 120 x 18,710 classes: `linearSoftmaxRows`).
+    /// each column vector loaded serves six.
     public static func multiply(
         weights: UnsafePointer<Float>, columns: UnsafePointer<Float>, columnStride: Int, bias: UnsafePointer<Float>,
         into out: UnsafeMutablePointer<Float>, outputStride: Int, outputs: Int, inner: Int, count: Int,

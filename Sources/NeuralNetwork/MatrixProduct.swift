@@ -1,3 +1,6 @@
+import GlossNeuralKernelChoice
+import GlossNeuralKernelsAVX512
+
 /// A weight matrix `[rows][inner]` packed once for `Kernels.matrixProduct`: panels of six rows
 /// whose columns are interleaved (`[panel][k][6]`), so the micro-kernel reads its six weights of
 /// each `k` from one place; the last panel is padded with zero rows.
@@ -44,10 +47,12 @@ extension Kernels {
     /// nil. The activation and the residual are applied in the registers as the sums are
     /// stored. `workspace` holds `matrixProductWorkspace(inner:)` floats; the input is copied
     /// there a block of columns at a time, tile by tile, so the micro-kernel reads it in order.
+    /// `kernels` is the process's choice (`KernelChoice`) but for tests comparing the two.
     public static func matrixProduct(
         _ weights: PackedMatrix, input: UnsafePointer<Float>, inputStride: Int, columns: Int, bias: UnsafePointer<Float>?,
         activation: Activation, residual: UnsafePointer<Float>? = nil, residualStride: Int = 0,
-        output: UnsafeMutablePointer<Float>, outputStride: Int, workspace: UnsafeMutablePointer<Float>
+        output: UnsafeMutablePointer<Float>, outputStride: Int, workspace: UnsafeMutablePointer<Float>,
+        kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let block = blockColumns(inner: weights.inner)
         var first = 0
@@ -56,7 +61,8 @@ extension Kernels {
             pack(input + first, stride: inputStride, depth: weights.inner, columns: count, into: workspace)
             multiplyPacked(weights, packed: workspace, columns: count, bias: bias, activation: activation,
                            residual: residual.map { $0 + first }, residualStride: residualStride,
-                           output: Destination(base: output + first, rowStride: outputStride, tileStride: tileColumns))
+                           output: Destination(base: output + first, rowStride: outputStride, tileStride: tileColumns),
+                           kernels: kernels)
             first += count
         }
     }
@@ -94,27 +100,110 @@ extension Kernels {
     }
 
     /// Multiplies every panel of `weights` by a packed block of `columns` columns (tile by
-    /// tile: one tile of the input stays in the first-level cache while all panels pass).
+    /// tile: one tile of the input stays in the first-level cache while all panels pass), with
+    /// the AVX2 micro-kernel or, where the processor has AVX-512, the wide one (`kernels`).
     static func multiplyPacked(
         _ weights: PackedMatrix, packed: UnsafePointer<Float>, columns: Int, bias: UnsafePointer<Float>?,
-        activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int, output: Destination
+        activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int, output: Destination,
+        kernels: KernelSet = KernelChoice.current.kernels
     ) {
-        let depth = weights.inner, rows = weights.rows
-        let tiles = (columns + tileColumns - 1) / tileColumns
         weights.panels.withUnsafeBufferPointer { panels in
-            for tile in 0..<tiles {
-                let width = min(tileColumns, columns - tile * tileColumns)
+            multiplyPanels(panels.baseAddress!, rows: weights.rows, depth: weights.inner, packed: packed, columns: columns,
+                           bias: bias, activation: activation, residual: residual, residualStride: residualStride,
+                           output: output, kernels: kernels)
+        }
+    }
+
+    /// `multiplyPacked` with the weights' panels (`[panel][k][6]`, `rows` rows, padded with zero
+    /// rows to whole panels) where the caller packed them: `linearSoftmaxRows` packs a line's
+    /// tokens, run by run.
+    static func multiplyPanels(
+        _ panels: UnsafePointer<Float>, rows: Int, depth: Int, packed: UnsafePointer<Float>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination, kernels: KernelSet = KernelChoice.current.kernels
+    ) {
+        switch kernels {
+        case .avx2:
+            multiplyPanelsAVX2(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
+                               activation: activation, residual: residual, residualStride: residualStride, output: output)
+        case .avx512:
+            multiplyPanelsWide(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
+                               activation: activation, residual: residual, residualStride: residualStride, output: output)
+        }
+    }
+
+    /// `multiplyPanels` on AVX2: the six-by-sixteen micro-kernel over every panel, tile by tile.
+    static func multiplyPanelsAVX2(
+        _ panels: UnsafePointer<Float>, rows: Int, depth: Int, packed: UnsafePointer<Float>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns
+        for tile in 0..<tiles {
+            let width = min(tileColumns, columns - tile * tileColumns)
+            let b = packed + tile * depth * tileColumns
+            var row = 0
+            while row < rows {
+                microKernel(panels + row * depth, b, depth: depth, firstRow: row,
+                            rows: min(panelRows, rows - row), columns: width, bias: bias, activation: activation,
+                            residual: residual.map { $0 + row * residualStride + tile * tileColumns },
+                            residualStride: residualStride,
+                            output: output.base + row * output.rowStride + tile * output.tileStride,
+                            rowStride: output.rowStride, padded: output.isPacked)
+                row += panelRows
+            }
+        }
+    }
+
+    /// The wide micro-kernel's block: two panels by two tiles, twelve rows by 32 columns.
+    static let widePanels = 2
+    static let wideTiles = 2
+
+    /// `multiplyPanels` on AVX-512: two tiles at a time (128 bytes a step of the depth, in the
+    /// first-level cache up to a depth of about 380) while every pair of panels passes; the
+    /// wide kernel (`WideProduct`) sums twelve rows by 32 columns into `sums`, and they are
+    /// stored as the AVX2 kernel stores its own (`store`), so the two give the same values.
+    static func multiplyPanelsWide(
+        _ panels: UnsafePointer<Float>, rows: Int, depth: Int, packed: UnsafePointer<Float>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns
+        let blockRows = widePanels * panelRows, blockColumns = wideTiles * tileColumns
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: blockRows * (1 + blockColumns)) { buffer in
+            let start = buffer.baseAddress!, sums = start + blockRows
+            var tile = 0
+            while tile < tiles {
+                let pair = tiles - tile >= wideTiles
                 let b = packed + tile * depth * tileColumns
                 var row = 0
                 while row < rows {
-                    microKernel(panels.baseAddress! + row * depth, b, depth: depth, firstRow: row,
-                                rows: min(panelRows, rows - row), columns: width, bias: bias, activation: activation,
-                                residual: residual.map { $0 + row * residualStride + tile * tileColumns },
-                                residualStride: residualStride,
-                                output: output.base + row * output.rowStride + tile * output.tileStride,
-                                rowStride: output.rowStride, padded: output.isPacked)
-                    row += panelRows
+                    let count = min(blockRows, rows - row), a = panels + row * depth
+                    for r in 0..<blockRows { start[r] = r < count ? bias?[row + r] ?? 0 : 0 }
+                    switch (count > panelRows, pair) {
+                    case (true, true):
+                        WideProduct.twelveByThirtyTwo(a, panelStride: panelRows * depth, b, tileStride: depth * tileColumns,
+                                                      depth: depth, start: start, sums: sums)
+                    case (true, false):
+                        WideProduct.twelveBySixteen(a, panelStride: panelRows * depth, b, depth: depth, start: start, sums: sums)
+                    case (false, true):
+                        WideProduct.sixByThirtyTwo(a, b, tileStride: depth * tileColumns, depth: depth, start: start, sums: sums)
+                    case (false, false):
+                        WideProduct.sixBySixteen(a, b, depth: depth, start: start, sums: sums)
+                    }
+                    for t in 0..<(pair ? wideTiles : 1) {
+                        let column = (tile + t) * tileColumns, width = min(tileColumns, columns - column)
+                        for r in 0..<count {
+                            store(Layers.load(sums + r * blockColumns + t * tileColumns), columns: width,
+                                  activation: activation,
+                                  residual: residual.map { $0 + (row + r) * residualStride + column },
+                                  output: output.base + (row + r) * output.rowStride + (tile + t) * output.tileStride,
+                                  padded: output.isPacked)
+                        }
+                    }
+                    row += blockRows
                 }
+                tile += pair ? wideTiles : 1
             }
         }
     }
@@ -145,24 +234,10 @@ extension Kernels {
             pa += panelRows
             pb += tileColumns * MemoryLayout<Float>.stride
         }
-        let full = padded || columns == tileColumns
         func finish(_ sum: Vector, _ r: Int) {
             guard r < rows else { return }
-            var value = activation.apply(sum)
-            let target = output + r * rowStride
-            if let residual {
-                let line = residual + r * residualStride
-                if columns == tileColumns {
-                    value += UnsafeRawPointer(line).loadUnaligned(as: Vector.self)
-                } else {
-                    for lane in 0..<columns { value[lane] += line[lane] }
-                }
-            }
-            if full {
-                UnsafeMutableRawPointer(target).storeBytes(of: value, as: Vector.self)
-            } else {
-                for lane in 0..<columns { target[lane] = value[lane] }
-            }
+            store(sum, columns: columns, activation: activation, residual: residual.map { $0 + r * residualStride },
+                  output: output + r * rowStride, padded: padded)
         }
         finish(c0, 0)
         finish(c1, 1)
@@ -170,5 +245,27 @@ extension Kernels {
         finish(c3, 3)
         finish(c4, 4)
         finish(c5, 5)
+    }
+
+    /// Stores one row of a block's sums: the activation, the residual's row, then the first
+    /// `columns` values (all sixteen when `padded`, or when the tile is whole).
+    @inline(__always)
+    static func store(
+        _ sum: Vector, columns: Int, activation: Activation, residual: UnsafePointer<Float>?,
+        output: UnsafeMutablePointer<Float>, padded: Bool
+    ) {
+        var value = activation.apply(sum)
+        if let residual {
+            if columns == tileColumns {
+                value += UnsafeRawPointer(residual).loadUnaligned(as: Vector.self)
+            } else {
+                for lane in 0..<columns { value[lane] += residual[lane] }
+            }
+        }
+        if padded || columns == tileColumns {
+            UnsafeMutableRawPointer(output).storeBytes(of: value, as: Vector.self)
+        } else {
+            for lane in 0..<columns { output[lane] = value[lane] }
+        }
     }
 }

@@ -149,34 +149,35 @@ extension Layers {
     }
 
     /// A linear layer and then `softmaxRows`, in one: `out[p][o] = softmax_o(bias[o] + sum_c
-    /// x[c][p] * w[o][c])`. The product runs with the outputs along the vector lanes (for a
-    /// recogniser, 18,710 classes against a few dozen time steps): `panels` holds the weights
-    /// a vector of outputs at a time, `[o / lanes][c][o % lanes]` (zero past the last output),
-    /// so the large matrix is read once, in order, and every row is already in place.
+    /// x[c][p] * w[o][c])`. The product is the packed matrix product's (`multiplyPanels`) with
+    /// the tokens as its rows and the outputs as its columns (for a recogniser, a few dozen
+    /// time steps against 18,710 classes): the tokens are packed into panels of six, run by
+    /// run; `panels` holds the weights as the product's packed input, a tile of sixteen outputs
+    /// at a time, `[o / 16][c][o % 16]` (zero past the last output), so the large matrix is read
+    /// once, in order, and every row of probabilities is written in place.
     public static func linearSoftmaxRows(
         _ input: FeatureMap, panels: [Float], bias: [Float], into output: inout FeatureMap, scratch: inout [Float]
     ) {
         let inner = input.channels, plane = input.planeSize, outputs = bias.count
-        let panelCount = (outputs + lanes - 1) / lanes
-        precondition(panels.count == panelCount * inner * lanes)
+        let panelCount = (outputs + lanes - 1) / lanes, height = Kernels.panelRows
+        precondition(panels.count == panelCount * inner * lanes && lanes == Kernels.tileColumns)
         output.reshape(channels: 1, height: plane, width: outputs)
-        reserve(&scratch, plane * inner + plane)
+        let tokens = (plane + height - 1) / height * height
+        reserve(&scratch, tokens * inner)
         input.storage.withUnsafeBufferPointer { source in
             panels.withUnsafeBufferPointer { w in
                 output.storage.withUnsafeMutableBufferPointer { target in
                     scratch.withUnsafeMutableBufferPointer { buffer in
-                        // The tokens as rows of features, then zeros for the product's per-row bias.
-                        let rows = buffer.baseAddress!, zeros = rows + plane * inner
+                        // The tokens as panels `[p / 6][c][p % 6]`, zero past the last.
+                        let rows = buffer.baseAddress!
+                        rows.update(repeating: 0, count: tokens * inner)
                         for c in 0..<inner {
-                            for p in 0..<plane { rows[p * inner + c] = source[c * plane + p] }
+                            for p in 0..<plane { rows[((p / height) * inner + c) * height + p % height] = source[c * plane + p] }
                         }
-                        zeros.update(repeating: 0, count: plane)
                         let y = target.baseAddress!
-                        for panel in 0..<panelCount {
-                            Kernels.multiply(weights: rows, columns: w.baseAddress! + panel * inner * lanes, columnStride: lanes,
-                                             bias: zeros, into: y + panel * lanes, outputStride: outputs, outputs: plane,
-                                             inner: inner, count: min(lanes, outputs - panel * lanes), activation: .none)
-                        }
+                        Kernels.multiplyPanels(rows, rows: plane, depth: inner, packed: w.baseAddress!, columns: outputs,
+                                               bias: nil, activation: .none, residual: nil, residualStride: 0,
+                                               output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
                         for p in 0..<plane {
                             let row = y + p * outputs
                             for o in 0..<outputs { row[o] += bias[o] }

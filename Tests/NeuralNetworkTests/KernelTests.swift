@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import GlossNeuralKernelChoice
 @testable import GlossNeuralNetwork
 import Testing
 
@@ -22,29 +23,34 @@ struct KernelTests {
         return out
     }
 
+    /// `Kernels.matrixProduct` of `weights` by `input` (`[inner][columns]`), into a new array
+    /// (NaN where nothing was written), with `kernels`.
+    static func matrixProduct(_ weights: PackedMatrix, _ input: [Float], columns: Int, bias: [Float], residual: [Float]?,
+                              activation: Activation, kernels: KernelSet = KernelChoice.current.kernels) -> [Float] {
+        var workspace = [Float](repeating: 0, count: Kernels.matrixProductWorkspace(inner: weights.inner))
+        var out = [Float](repeating: .nan, count: weights.rows * columns)
+        input.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { o in
+                workspace.withUnsafeMutableBufferPointer { w in
+                    Kernels.matrixProduct(weights, input: x.baseAddress!, inputStride: columns, columns: columns, bias: bias,
+                                          activation: activation, residual: residual, residualStride: columns,
+                                          output: o.baseAddress!, outputStride: columns, workspace: w.baseAddress!,
+                                          kernels: kernels)
+                }
+            }
+        }
+        return out
+    }
+
     @Test(arguments: [(1, 1, 1), (7, 5, 17), (13, 40, 33), (24, 864, 70), (6, 3, 600)])
     func matrixProductMatchesTheDefinition(rows: Int, inner: Int, columns: Int) {
         // Rows past a panel of six, columns past a tile of 16 and a block (600 > 512 at depth 3).
         let weights = LayerTests.values(rows * inner, seed: 1), input = LayerTests.values(inner * columns, seed: 2)
         let bias = LayerTests.values(rows, seed: 3), residual = LayerTests.values(rows * columns, seed: 4)
         let packed = PackedMatrix(weights, rows: rows, inner: inner)
-        var workspace = [Float](repeating: 0, count: Kernels.matrixProductWorkspace(inner: inner))
-        var out = [Float](repeating: .nan, count: rows * columns)
         for withResidual in [false, true] {
-            input.withUnsafeBufferPointer { x in
-                bias.withUnsafeBufferPointer { b in
-                    residual.withUnsafeBufferPointer { r in
-                        out.withUnsafeMutableBufferPointer { o in
-                            workspace.withUnsafeMutableBufferPointer { w in
-                                Kernels.matrixProduct(packed, input: x.baseAddress!, inputStride: columns, columns: columns,
-                                                      bias: b.baseAddress!, activation: .relu,
-                                                      residual: withResidual ? r.baseAddress! : nil, residualStride: columns,
-                                                      output: o.baseAddress!, outputStride: columns, workspace: w.baseAddress!)
-                            }
-                        }
-                    }
-                }
-            }
+            let out = Self.matrixProduct(packed, input, columns: columns, bias: bias, residual: withResidual ? residual : nil,
+                                         activation: .relu)
             let expected = Self.product(weights, rows: rows, inner: inner, input, columns: columns, bias: bias,
                                         residual: withResidual ? residual : nil, activation: .relu)
             let worst = zip(out, expected).map { abs($0 - $1) }.max() ?? .infinity

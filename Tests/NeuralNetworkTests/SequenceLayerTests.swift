@@ -35,6 +35,27 @@ struct SequenceLayerTests {
         #expect(zip(output.values, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(Array(output.values))")
     }
 
+    /// The linear layer and softmax in one against the definition, in doubles: 13 tokens (two
+    /// panels of six and one past), 37 classes (two tiles of 16 and a part), 20 features.
+    @Test func linearSoftmaxRowsIsTheLinearLayerThenTheSoftmax() {
+        let tokens = 13, features = 20, classes = 37
+        let input = FeatureMap(channels: features, height: 1, width: tokens, values: LayerTests.values(features * tokens, seed: 31))
+        let weights = LayerTests.values(classes * features, seed: 32), bias = LayerTests.values(classes, seed: 33)
+        var output = Self.empty(), scratch: [Float] = []
+        Layers.linearSoftmaxRows(input, panels: Layers.panels(weights, outputs: classes), bias: bias, into: &output,
+                                 scratch: &scratch)
+        #expect(output.channels == 1 && output.height == tokens && output.width == classes)
+        var worst = 0.0
+        for p in 0..<tokens {
+            let logits = (0..<classes).map { o in
+                (0..<features).reduce(Double(bias[o])) { $0 + Double(weights[o * features + $1]) * Double(input[$1, 0, p]) }
+            }
+            let top = logits.max()!, total = logits.reduce(0) { $0 + Foundation.exp($1 - top) }
+            for o in 0..<classes { worst = max(worst, abs(Double(output[0, p, o]) - Foundation.exp(logits[o] - top) / total)) }
+        }
+        #expect(worst < 1e-6, "largest difference \(worst)")
+    }
+
     @Test func vectorExponentialAgreesWithExpf() {
         // Every 1/256 from -90 to 88: each lane within 6e-7 of expf relative (5 steps of the
         // float); below -87, e^-87.

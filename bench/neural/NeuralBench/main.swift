@@ -4,6 +4,7 @@
 //
 //   NeuralBench WIDTH HEIGHT [REPEATS]
 import CPPOCRModels
+import GlossNeuralKernelChoice
 import GlossNeuralNetwork
 #if canImport(Glibc)
 import Glibc
@@ -69,5 +70,5 @@ for run in 0..<repeats {
     print("run \(run + 1): \(thousandths(elapsed)) s")
 }
 let median = times.sorted()[times.count / 2]
-print("detector \(width)x\(height): median \(thousandths(median)) s of \(repeats), "
+print("detector \(width)x\(height), \(KernelChoice.current.kernels.rawValue) kernels: median \(thousandths(median)) s of \(repeats), "
     + "peak RSS \(Int(peakResidentMegabytes())) MB, map sum \(checksum)")

@@ -1,11 +1,13 @@
 import CPPOCRModels
 import Foundation
+import GlossNeuralKernelChoice
 import GlossNeuralNetwork
 
 // Times the PP-OCRv6 recogniser's program on lines of text-sized input, one thread:
 // `RecogniserBench WIDTH LINES RUNS` runs one line of WIDTH (a multiple of 8) RUNS times,
 // then LINES lines of that width one after another, RUNS times, and prints the median
-// milliseconds of each, wall and the thread's CPU time. The input is the pattern models/ppocr/bench_rec.py gives onnxruntime.
+// milliseconds of each, wall and the thread's CPU time, and the kernels that ran (`KernelChoice`;
+// GLOSS_NEURAL_KERNELS=avx2 runs the AVX2 ones on an AVX-512 processor). The input is the pattern models/ppocr/bench_rec.py gives onnxruntime.
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 guard arguments.count == 3, arguments[0] > 0, arguments[0] % 8 == 0, arguments[1] > 0, arguments[2] > 0 else {
@@ -53,6 +55,7 @@ let batch = try (0..<runs).map { _ in
     try milliseconds { for line in inputs { checksum += try network.run(line).values.first ?? 0 } }
 }
 let lineCount = Double(lines)
-print(String(format: "swift: one line 48x%d %.1f ms; %d lines %.1f ms (%.1f ms a line); CPU time %.1f ms one line, "
+print("swift (\(KernelChoice.current.kernels.rawValue) kernels): "
+      + String(format: "one line 48x%d %.1f ms; %d lines %.1f ms (%.1f ms a line); CPU time %.1f ms one line, "
              + "%.1f ms a line  [checksum %.4f]", width, median(one.map(\.wall)), lines, median(batch.map(\.wall)),
              median(batch.map(\.wall)) / lineCount, median(one.map(\.cpu)), median(batch.map(\.cpu)) / lineCount, checksum))

@@ -1,0 +1,87 @@
+@testable import GlossNeuralKernelChoice
+@testable import GlossNeuralNetwork
+import Testing
+
+/// Which kernels run, from fake processor flags and requests; and the AVX-512 kernels against
+/// the AVX2 ones on the same random products, where this processor has both.
+struct KernelChoiceTests {
+    static let haswell: Set<String> = ["sse4_2", "avx", "avx2", "fma", "bmi2"]
+    static let skylakeServer = haswell.union(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
+
+    @Test func aProcessorWithoutAVX2RunsNoNetwork() {
+        let choice = KernelChoice.choose(flags: ["sse4_2", "avx"], request: nil)
+        #expect(!choice.runsNetworks)
+        #expect(choice.kernels == .avx2)
+    }
+
+    @Test func aProcessorWithAVX2AloneRunsTheAVX2Kernels() {
+        let choice = KernelChoice.choose(flags: Self.haswell, request: nil)
+        #expect(choice == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2))
+        // Asking for AVX-512 does not run what the processor lacks.
+        #expect(KernelChoice.choose(flags: Self.haswell, request: "avx512").kernels == .avx2)
+    }
+
+    @Test func everyFlagTheWideBuildMayUseIsRequired() {
+        #expect(KernelChoice.choose(flags: Self.skylakeServer, request: nil).kernels == .avx512)
+        for flag in KernelChoice.wideFlags {
+            var flags = Self.skylakeServer
+            flags.remove(flag)
+            #expect(KernelChoice.choose(flags: flags, request: nil).kernels == .avx2, "without \(flag)")
+        }
+        // AVX-512 without FMA's AVX2 module under it runs nothing.
+        #expect(!KernelChoice.choose(flags: Self.skylakeServer.subtracting(["avx2"]), request: nil).runsNetworks)
+    }
+
+    @Test func theEnvironmentCanAskForAVX2() {
+        #expect(KernelChoice.choose(flags: Self.skylakeServer, request: "avx2")
+            == KernelChoice(runsNetworks: true, fastest: .avx512, kernels: .avx2))
+        #expect(KernelChoice.choose(flags: Self.skylakeServer, request: "sse").kernels == .avx512)
+        #expect(KernelChoice.choose(flags: nil, request: nil) == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2))
+    }
+
+    /// Rows around a pair of panels (12), columns around a pair of tiles (32) and past a block,
+    /// depths from one to past the first-level cache's share.
+    @Test(.enabled(if: KernelChoice.current.fastest == .avx512, "this processor lacks AVX-512"),
+          arguments: [(1, 1, 1), (7, 5, 17), (12, 40, 32), (13, 40, 33), (30, 200, 80), (24, 864, 70), (6, 3, 600),
+                      (19, 96, 47)])
+    func theAVX512KernelsGiveTheAVX2KernelsSums(rows: Int, inner: Int, columns: Int) {
+        let weights = LayerTests.values(rows * inner, seed: 11), input = LayerTests.values(inner * columns, seed: 12)
+        let bias = LayerTests.values(rows, seed: 13), residual = LayerTests.values(rows * columns, seed: 14)
+        let packed = PackedMatrix(weights, rows: rows, inner: inner)
+        for (activation, withResidual) in [(Activation.none, true), (.relu, false), (.gelu, false)] {
+            let run = { (kernels: KernelSet) in
+                KernelTests.matrixProduct(packed, input, columns: columns, bias: bias, residual: withResidual ? residual : nil,
+                                          activation: activation, kernels: kernels)
+            }
+            let narrow = run(.avx2), wide = run(.avx512)
+            #expect(!wide.contains { $0.isNaN }, "\(rows)x\(inner)x\(columns): a value left unwritten")
+            let worst = zip(wide, narrow).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
+            #expect(worst <= 1e-5, "\(rows)x\(inner)x\(columns) \(activation): largest relative difference \(worst)")
+        }
+    }
+
+    /// Into a packed block (the fused mixer's hidden channels): the padding columns of the last
+    /// tile are written too, alike by both.
+    @Test(.enabled(if: KernelChoice.current.fastest == .avx512, "this processor lacks AVX-512"))
+    func theAVX512KernelsFillAPackedBlockAsTheAVX2KernelsDo() {
+        let rows = 20, inner = 24, columns = 41, tiles = (columns + 15) / 16
+        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner)
+        var input = [Float](repeating: 0, count: tiles * inner * 16)
+        let values = LayerTests.values(inner * columns, seed: 22), bias = LayerTests.values(rows, seed: 23)
+        input.withUnsafeMutableBufferPointer { Kernels.pack(values, stride: columns, depth: inner, columns: columns, into: $0.baseAddress!) }
+        var results: [[Float]] = []
+        for kernels in KernelSet.allCases {
+            var out = [Float](repeating: .nan, count: tiles * rows * 16)
+            out.withUnsafeMutableBufferPointer { o in
+                Kernels.multiplyPacked(packed, packed: input, columns: columns, bias: bias, activation: .gelu, residual: nil,
+                                       residualStride: 0,
+                                       output: Kernels.Destination(base: o.baseAddress!, rowStride: 16, tileStride: rows * 16),
+                                       kernels: kernels)
+            }
+            results.append(out)
+        }
+        #expect(!results[1].contains { $0.isNaN })
+        let worst = zip(results[0], results[1]).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
+        #expect(worst <= 1e-5, "largest relative difference \(worst)")
+    }
+}
