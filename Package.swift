@@ -104,6 +104,11 @@ let package = Package(
             path: "Sources/Preparation", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
+            name: "GlossReading", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossNeuralReading",
+                                                 "GlossPreparation"],
+            path: "Sources/Reading", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GlossFaceDetection",
             dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork"],
             path: "Sources/FaceDetection", exclude: ["README.md"], swiftSettings: swiftSettings
@@ -127,12 +132,12 @@ let package = Package(
             name: "GlossPipeline",
             dependencies: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
-                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading",
+                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading"],
+            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
@@ -191,6 +196,12 @@ let package = Package(
             dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossModels", "GlossContract", "GlossGeometry", "GlossImaging",
                            "GlossTestSupport", "CZlib"],
             exclude: ["Golden"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReadingTests",
+            dependencies: ["GlossReading", "GlossContract", "GlossGeometry", "GlossImaging", "GlossNeuralReading", "GlossModels",
+                           "GlossTextRecognition", "GlossTestSupport"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings

@@ -3,6 +3,7 @@ import GlossContract
 import GlossIndex
 import GlossNeuralReading
 import GlossPipeline
+import GlossReading
 import GlossReports
 import GlossTextRecognition
 
@@ -90,8 +91,12 @@ public enum GlossCommand {
     static let defaults = AnnotationSettings()
 
     static let recognitionOptions: [OptionSpec] = [
+        .choice("text", value: "MODE", of: TextMode.allCases.map(\.rawValue),
+                "how the text is read: accurate fuses Tesseract's reading with the neural reader's line by line "
+                    + "(docs/reading.md); fast is one reader alone",
+                default: defaults.textMode.rawValue),
         .choice("engine", value: "ENGINE", of: TextEngine.allCases.map(\.rawValue),
-                "which reader reads the text: neural is PP-OCRv6 in Gloss's own network code",
+                "the one reader that reads the text, alone: neural is PP-OCRv6 in Gloss's own network code",
                 default: defaults.textEngine.rawValue),
         .option("lang", short: "l", value: "LANGS", "Tesseract languages, joined with +",
                 default: defaults.recognition.languages.joined(separator: "+")),
@@ -167,9 +172,15 @@ public enum GlossCommand {
         settings.pixelLimit = try arguments.integer("max-pixels", in: 1...Int(Int32.max)) ?? settings.pixelLimit
         settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
         settings.skipText = arguments.has("skip-text")
+        // The options' tables allow only these names.
+        if let mode = arguments.value("text") { settings.textMode = TextMode(rawValue: mode) ?? settings.textMode }
         if let engine = arguments.value("engine") {
-            // The option's table allows only these names.
+            // One reader, forced: the plan's fusion of two does not run.
+            guard settings.textMode != .accurate || arguments.value("text") == nil else {
+                throw UsageError("--engine reads with one reader and --text accurate with both: give one of them")
+            }
             settings.textEngine = TextEngine(rawValue: engine) ?? settings.textEngine
+            settings.textMode = .fast
         }
         if let mode = arguments.value("prepare") {
             guard let prepare = PreparationSteps(parsing: mode) else {

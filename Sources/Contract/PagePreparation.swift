@@ -33,6 +33,9 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     public var regionsReread: Int = 0
     /// Words those second readings added to the page.
     public var wordsAdded: Int = 0
+    /// The names of the reading plan's rules that fired on the page, in the order they first
+    /// did (`--text accurate`, docs/reading.md); nil when no plan was made.
+    public var rules: [String]?
     /// Milliseconds of each step that ran, in order.
     public var timings: StageTimings = StageTimings()
 
@@ -62,6 +65,10 @@ public struct PagePreparation: Codable, Sendable, Equatable {
         if other.binarization != "tesseract" { merged.binarization = other.binarization }
         merged.regionsReread += other.regionsReread
         merged.wordsAdded += other.wordsAdded
+        if let rules = other.rules {
+            let known = merged.rules ?? []
+            merged.rules = known + rules.filter { !known.contains($0) }
+        }
         for stage in other.timings.stages { merged.timings.record(stage.name, milliseconds: stage.milliseconds) }
         return merged
     }

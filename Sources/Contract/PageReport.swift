@@ -40,12 +40,16 @@ public struct PageReport: Codable, Sendable, Equatable {
         public var baseline: PixelBaseline?
         /// Index into `paragraphs` of the paragraph holding the line.
         public var paragraph: Int
+        /// Which reader's words the line holds, on a page more than one reader read; absent
+        /// otherwise and from older reports.
+        public var reader: LineReader?
 
-        public init(text: String, box: PixelRect, baseline: PixelBaseline?, paragraph: Int) {
+        public init(text: String, box: PixelRect, baseline: PixelBaseline?, paragraph: Int, reader: LineReader? = nil) {
             self.text = text
             self.box = box
             self.baseline = baseline
             self.paragraph = paragraph
+            self.reader = reader
         }
 
         /// Reads pages written before lines named their paragraph: those all belong to paragraph 0.
@@ -55,6 +59,7 @@ public struct PageReport: Codable, Sendable, Equatable {
             box = try container.decode(PixelRect.self, forKey: .box)
             baseline = try container.decodeIfPresent(PixelBaseline.self, forKey: .baseline)
             paragraph = try container.decodeIfPresent(Int.self, forKey: .paragraph) ?? 0
+            reader = try container.decodeIfPresent(LineReader.self, forKey: .reader)
         }
     }
 
@@ -168,7 +173,7 @@ public struct PageReport: Codable, Sendable, Equatable {
                         PixelBaseline(from: PixelPoint($0.start, in: size).rounded, to: PixelPoint($0.end, in: size).rounded)
                     }
                     lines.append(Line(text: line.text, box: PixelRect(line.box, in: size), baseline: baseline,
-                                      paragraph: paragraphs.count - 1))
+                                      paragraph: paragraphs.count - 1, reader: line.reader))
                     for word in line.words {
                         words.append(Word(text: word.text, confidence: (word.confidence * 100).rounded() / 100,
                                           box: PixelRect(word.box, in: size), line: lines.count - 1))

@@ -71,14 +71,26 @@ public struct TextLine: Sendable, Equatable {
     /// The line the letters sit on, from its left end to its right end; nil when Tesseract gave none.
     public var baseline: Baseline?
     public var words: [RecognizedWord]
+    /// Which reader's words these are, when a page is read by more than one (`--text
+    /// accurate`); nil when one reader read the whole page.
+    public var reader: LineReader?
 
-    public init(box: NormalizedRect, baseline: Baseline?, words: [RecognizedWord]) {
+    public init(box: NormalizedRect, baseline: Baseline?, words: [RecognizedWord], reader: LineReader? = nil) {
         self.box = box
         self.baseline = baseline
         self.words = words
+        self.reader = reader
     }
 
     public var text: String { words.map(\.text).joined(separator: " ") }
+}
+
+/// The readers whose lines a page may hold, by the names the page JSON records.
+public enum LineReader: String, Codable, Sendable, CaseIterable {
+    /// Tesseract, through its C API.
+    case tesseract
+    /// PP-OCRv6 in Gloss's own network code.
+    case neural
 }
 
 public struct Baseline: Sendable, Equatable {

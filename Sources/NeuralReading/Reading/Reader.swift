@@ -12,6 +12,23 @@ public struct ReadingTimings: Sendable, Equatable {
     public init() {}
 }
 
+/// A line the detector found on a page: its box, and its crop, turned over when the classifier
+/// read it upside down (`NeuralReader.detect`).
+public struct FoundLine: Sendable {
+    /// The detector's quadrilateral, in the page's pixels, clockwise from the top left.
+    public var box: DetectedBox
+    /// The line cut out and made level; its corners follow the turn.
+    public var crop: CroppedLine
+    /// Whether the classifier said the line is upside down, and the crop was turned over.
+    public var isTurnedOver: Bool
+
+    public init(box: DetectedBox, crop: CroppedLine, isTurnedOver: Bool) {
+        self.box = box
+        self.crop = crop
+        self.isTurnedOver = isTurnedOver
+    }
+}
+
 /// Gloss's second reader: PP-OCRv6's detector finds the lines, each line is cut out, turned
 /// over when the classifier says it is upside down, read by the recogniser in RapidOCR's
 /// chunks, decoded greedily, and split into words with boxes from their time steps.
@@ -47,21 +64,30 @@ public final class NeuralReader {
         self.layout = layout
     }
 
-    /// The page's text, every box in the one currency (0...1, origin bottom left). Polls
+    /// The page's text, every box in the one currency (0...1, origin bottom left): its lines
+    /// found (`detect`), read (`read(lines:in:)`) and put in reading order. Polls
     /// `cancellation` between the networks' layers and between lines, and throws
     /// `CancellationError` when it is raised.
     public func read(raster: Raster, cancellation: CancellationFlag) throws -> RecognizedText {
+        let lines = try read(lines: detect(raster: raster, cancellation: cancellation), in: raster, cancellation: cancellation)
+        // Blocks and paragraphs from the lines' geometry, in the order a person reads them.
+        return ReadingOrder.text(lines.compactMap { $0 }, page: raster.size, policy: layout)
+    }
+
+    /// The page's lines in RapidOCR's order (`sorted_boxes`, `BoxFinder`), each cut out and
+    /// turned over when the classifier says it is upside down; a line less than a pixel wide
+    /// or tall is left out. Times the detector as `timings.detection` and the cutting and
+    /// classifying as the start of `timings.recognition`.
+    public func detect(raster: Raster, cancellation: CancellationFlag) throws -> [FoundLine] {
         let isCancelled = { cancellation.isRaised }
         let started = ContinuousClock.now
-        // In RapidOCR's order (`sorted_boxes`, `BoxFinder`), which the recognition keeps; the
-        // page's reading order is `ReadingOrder`'s, below.
         let quads = try cancellable { () throws -> [DetectedBox] in try finding.lines(in: raster, detector: &detector, isCancelled: isCancelled) }
         let detected = ContinuousClock.now
         timings.detection = detected - started
         defer { timings.recognition = ContinuousClock.now - detected }
 
-        var crops: [CroppedLine] = []
-        crops.reserveCapacity(quads.count)
+        var found: [FoundLine] = []
+        found.reserveCapacity(quads.count)
         for quad in quads {
             if cancellation.isRaised { throw CancellationError() }
             var crop = cropping.crop(raster, along: quad)
@@ -69,12 +95,23 @@ public final class NeuralReader {
             RecognizerInput.fillClassifier(&lineInput, with: crop.raster)
             let turn = try cancellable { () throws -> FeatureMap in try classifier.run(lineInput, isCancelled: isCancelled) }
             // P(0°), P(180°).
-            if turn.count >= 2, turn.storage[1] > policy.turnOverProbability {
+            let turnedOver = turn.count >= 2 && turn.storage[1] > policy.turnOverProbability
+            if turnedOver {
                 crop = CroppedLine(raster: crop.raster.oriented(.down), corners: Array(crop.corners[2...] + crop.corners[..<2]))
             }
-            crops.append(crop)
+            found.append(FoundLine(box: quad, crop: crop, isTurnedOver: turnedOver))
         }
+        return found
+    }
 
+    /// Each of `lines` (found on `raster` by `detect`) read by the recogniser, in RapidOCR's
+    /// chunks of these lines: nil where RapidOCR's filters drop the reading (no text, or a
+    /// confidence under `minimumLineConfidence`). Adds its time to `timings.recognition`.
+    public func read(lines found: [FoundLine], in raster: Raster, cancellation: CancellationFlag) throws -> [TextLine?] {
+        let isCancelled = { cancellation.isRaised }
+        let started = ContinuousClock.now
+        defer { timings.recognition += ContinuousClock.now - started }
+        let crops = found.map(\.crop)
         var lines = [TextLine?](repeating: nil, count: crops.count)
         for chunk in RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }, widths: policy.lineWidths) {
             for index in chunk.lines {
@@ -93,8 +130,7 @@ public final class NeuralReader {
                 lines[index] = WordBoxes.line(decoded, placement: placement, page: raster.size, crop: crop.raster)
             }
         }
-        // Blocks and paragraphs from the lines' geometry, in the order a person reads them.
-        return ReadingOrder.text(lines.compactMap { $0 }, page: raster.size, policy: layout)
+        return lines
     }
 
     /// `body`, with a network's cancellation as Swift's.

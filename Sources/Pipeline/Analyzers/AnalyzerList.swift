@@ -4,9 +4,10 @@ extension AnnotationSettings {
     var analyzers: [any Analyzer] {
         var list: [any Analyzer] = []
         if recognizeText {
-            switch textEngine {
-            case .tesseract: list.append(TextAnalyzer(options: recognition, steps: prepare))
-            case .neural: list.append(NeuralTextAnalyzer())
+            switch (textMode, textEngine) {
+            case (.accurate, _): list.append(PlannedTextAnalyzer(options: recognition, steps: prepare))
+            case (.fast, .tesseract): list.append(TextAnalyzer(options: recognition, steps: prepare))
+            case (.fast, .neural): list.append(NeuralTextAnalyzer())
             }
         }
         if detectFaces {

@@ -1,5 +1,6 @@
 import Foundation
 import GlossImaging
+import GlossReading
 import GlossReports
 import GlossTextRecognition
 
@@ -38,8 +39,11 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
     /// dropped text read again (`--prepare`).
     public var prepare = PreparationSteps.auto
-    /// Which reader reads the text (`--engine`).
+    /// Which reader reads the text (`--engine`) when one reader reads it alone (`fast`).
     public var textEngine = TextEngine.tesseract
+    /// How the text is read (`--text`): `accurate` fuses both readers line by line by the
+    /// reading plan (`Sources/Reading`), `fast` reads with `textEngine` alone.
+    public var textMode = TextMode.fast
 
     /// The default settings, but for the formats and whether faces are looked for, when given.
     public init(formats: Set<OutputFormat>? = nil, detectFaces: Bool? = nil) {
@@ -83,6 +87,15 @@ extension AnnotationSettings {
             // Left out at Tesseract, which read every page before the neural reader existed: a
             // batch read as before fingerprints as before.
             Field("textEngine", \.textEngine, recorded: .omittedAtDefault),
+            // Left out at `fast`, as every page was read before the plan existed; `accurate`
+            // adds the plan's policy version, so a batch read under another is read again.
+            Field("textMode", \.textMode, recorded: .omittedAt(.fast),
+                  fingerprint: .names(standingAs: .fast) { settings in
+                      switch settings.textMode {
+                      case .fast: []
+                      case .accurate: ["accurate", "fusion-policy-\(FusionPolicy().version)"]
+                      }
+                  }),
         ]
     }
 

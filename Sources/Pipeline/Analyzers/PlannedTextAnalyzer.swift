@@ -1,0 +1,84 @@
+import GlossContract
+import GlossImaging
+import GlossModels
+import GlossNeuralReading
+import GlossPreparation
+import GlossReading
+import GlossTextRecognition
+
+/// Both readers of one lane: Tesseract, and the neural reader with its networks.
+final class TextReaders {
+    let tesseract: TextRecognizer
+    let neural: NeuralReader
+
+    init(tesseract: TextRecognizer, neural: NeuralReader) {
+        self.tesseract = tesseract
+        self.neural = neural
+    }
+}
+
+/// Text read by the reading plan (`--text accurate`, `Sources/Reading`): Tesseract reads the
+/// page as `TextAnalyzer` does, preparation and all; the neural detector finds the lines; the
+/// neural reader reads those Tesseract left uncovered or was unsure of; the lines are fused
+/// and put in reading order. Then the ink the fused words leave uncovered, for review.
+struct PlannedTextAnalyzer: Analyzer {
+    let options: RecognitionOptions
+    /// The preparation steps asked for (`--prepare`), which Tesseract's reading takes.
+    var steps: PreparationSteps = .none
+    var mode = TextMode.accurate
+    var policy = FusionPolicy()
+
+    var name: String { "ocr" }
+    var readsText: Bool { true }
+    /// Tesseract's copy, which the detector sizes for itself.
+    var image: ImageRequest { tesseract.image }
+
+    private var tesseract: TextAnalyzer { TextAnalyzer(options: options, steps: steps) }
+
+    /// Throws `TextRecognitionError` or `NeuralModelError` when either reader cannot be built.
+    func makeEngine() throws -> TextReaders {
+        TextReaders(tesseract: try tesseract.makeEngine(), neural: try NeuralReader.bundled())
+    }
+
+    func analyze(_ image: AnalyzerImage, with engine: TextReaders, cancellation: CancellationFlag) throws -> PageFindings {
+        let raster = image.raster
+        let grey = raster.layout == .gray ? raster : raster.grayscale()
+        let signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
+        var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract)
+        var lines = NeuralLines(reader: engine.neural, raster: raster)
+        let reading = try PlanExecution.read(signals: signals, mode: mode, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        var findings = page.findings ?? PageFindings()
+        findings.text = reading.text
+        findings.review = InkCoverage(page: InkCoverage.workingCopy(of: grey), words: reading.text.words.map(\.box)).review
+        var record = findings.preparation ?? PagePreparation()
+        record.rules = reading.rules.map(\.rawValue)
+        findings.preparation = record
+        if mode.detectsLines {
+            findings.timings.record("detect", engine.neural.timings.detection)
+            findings.timings.record("recognize", engine.neural.timings.recognition)
+        }
+        return findings
+    }
+}
+
+/// Tesseract's reading of the page as `TextAnalyzer` makes it, kept whole (preparation,
+/// timings) for the findings; the plan sees its text.
+struct TesseractPage: PageTextReader {
+    let analyzer: TextAnalyzer
+    let image: AnalyzerImage
+    let engine: TextRecognizer
+    private(set) var findings: PageFindings?
+
+    init(analyzer: TextAnalyzer, image: AnalyzerImage, engine: TextRecognizer) {
+        self.analyzer = analyzer
+        self.image = image
+        self.engine = engine
+    }
+
+    mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText {
+        let read = try analyzer.analyze(image, with: engine, cancellation: cancellation)
+        findings = read
+        return read.text
+    }
+}

@@ -1,0 +1,58 @@
+import GlossContract
+import GlossNeuralReading
+
+/// A page's text as the plan read it, and the record of how.
+public struct PlannedReading: Sendable, Equatable {
+    /// The page's text in reading order; each line names its reader when the plan fused two.
+    public var text: RecognizedText
+    /// The plan made from the page's signals.
+    public var plan: ReadingPlan
+    /// What was done with each detected line, in the detector's order; empty without fusion.
+    public var actions: [LineAction]
+    /// The rules that fired, each once, in the order they first did.
+    public var rules: [PlanRule]
+}
+
+/// The one loop that runs a plan: the signals completed (the detector's lines, when the mode
+/// asks for them), the plan made, the page read, and each detected line fused as the plan says.
+/// The readers are behind protocols, so the decisions are tested with fakes.
+public enum PlanExecution {
+    public static func read(
+        signals: PageSignals, mode: TextMode, policy: FusionPolicy,
+        page: inout some PageTextReader, lines: inout some LineDetecting & LineTextReading, cancellation: CancellationFlag
+    ) throws -> PlannedReading {
+        var signals = signals
+        if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
+        let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
+        let pageText = try page.readPage(cancellation: cancellation)
+        guard let linePlan = plan.lines else {
+            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules)
+        }
+        let assignment = WordAssignment(text: pageText, lines: linePlan.lines.map(\.box), minimumShare: policy.wordInLine)
+        let scale = policy.scale(of: plan.pageReader)
+        let actions = zip(linePlan.lines, assignment.byLine).map { line, words in
+            linePlan.action(for: LineEvidence(line: line, probabilities: words.map { scale.probability($0.confidence) }))
+        }
+        let toRead = actions.indices.filter { actions[$0].readsLine }
+        let readings = toRead.isEmpty ? [] : try lines.readLines(toRead, cancellation: cancellation)
+        var second = [TextLine?](repeating: nil, count: actions.count)
+        for (index, reading) in zip(toRead, readings) { second[index] = reading }
+        var fused = linePlan.lines.indices.compactMap { index in
+            LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
+                             lineReading: second[index], plan: plan, policy: policy)
+        }
+        // Words the detector saw no line under stay: it misses some text Tesseract reads (a
+        // large heading, a lone figure in a table cell), and dropping them costs what today's
+        // reading has. Recorded, so a page of specks read as words can be found.
+        fused += assignment.outside.map { line in
+            var line = line
+            line.reader = plan.pageReader
+            return line
+        }
+        var rules = plan.rules
+        for rule in actions.map(\.rule) + (assignment.outside.isEmpty ? [] : [.wordsOutsideLines]) where !rules.contains(rule) {
+            rules.append(rule)
+        }
+        return PlannedReading(text: ReadingOrder.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules)
+    }
+}

@@ -1,0 +1,46 @@
+import GlossContract
+import GlossImaging
+import GlossNeuralReading
+
+/// A reader that reads a whole page with its own layout (Tesseract).
+public protocol PageTextReader {
+    /// The page's text, boxes in the one currency; throws `CancellationError` once
+    /// `cancellation` is raised.
+    mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText
+}
+
+/// Finds a page's lines (the neural detector).
+public protocol LineDetecting {
+    /// The page's lines, in the detector's order; the indices `LineTextReading` is asked for
+    /// are into this list.
+    mutating func detectLines(cancellation: CancellationFlag) throws -> [LineSignals]
+}
+
+/// Reads lines already found (the neural recogniser).
+public protocol LineTextReading {
+    /// One reading per index of `lines` (into the detected lines), in that order: nil where the
+    /// reader found no text it trusts.
+    mutating func readLines(_ lines: [Int], cancellation: CancellationFlag) throws -> [TextLine?]
+}
+
+/// The neural reader over one page: it detects the page's lines once, then reads those asked for.
+public struct NeuralLines: LineDetecting, LineTextReading {
+    public let reader: NeuralReader
+    public let raster: Raster
+    /// The lines `detectLines` found, kept with their crops for reading.
+    public private(set) var found: [FoundLine] = []
+
+    public init(reader: NeuralReader, raster: Raster) {
+        self.reader = reader
+        self.raster = raster
+    }
+
+    public mutating func detectLines(cancellation: CancellationFlag) throws -> [LineSignals] {
+        found = try reader.detect(raster: raster, cancellation: cancellation)
+        return found.map { LineSignals($0, page: raster.size) }
+    }
+
+    public mutating func readLines(_ lines: [Int], cancellation: CancellationFlag) throws -> [TextLine?] {
+        try reader.read(lines: lines.map { found[$0] }, in: raster, cancellation: cancellation)
+    }
+}

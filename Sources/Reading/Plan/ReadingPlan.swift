@@ -1,0 +1,138 @@
+import GlossContract
+
+/// How thoroughly a page's text is read (`--text`).
+public enum TextMode: String, Sendable, Codable, Hashable, CaseIterable {
+    /// Tesseract reads the page, the neural detector finds its lines, and the neural reader
+    /// reads the lines Tesseract left uncovered or was unsure of.
+    case accurate
+    /// Tesseract reads the page alone, with its own layout and the cheap steps of preparation.
+    case fast
+
+    /// Whether the detector's lines are among the page's signals: the plan needs them.
+    public var detectsLines: Bool {
+        switch self {
+        case .accurate: true
+        case .fast: false
+        }
+    }
+}
+
+/// The plan's rules, each by the stable name the page JSON records when it fires
+/// (`preparation.rules`) and docs/reading.md tabulates.
+public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
+    /// `fast`: Tesseract reads the page with its own layout, alone.
+    case tesseractPage = "tesseract-page"
+    /// `accurate`, and the detector found no line: Tesseract's reading stands alone.
+    case noDetectedLines = "no-detected-lines"
+    /// `accurate`: Tesseract reads the page, and its words are fused with the detector's lines.
+    case fuseLines = "fuse-lines"
+    /// A detected line holding no Tesseract word (text its layout dropped): the neural reader
+    /// reads it.
+    case uncoveredLine = "uncovered-line"
+    /// A detected line Tesseract read unsure (under `FusionPolicy.unsureLine`): the neural
+    /// reader reads it too, and the reading of higher calibrated probability is kept.
+    case unsureLine = "unsure-line"
+    /// A detected line Tesseract read surely: its words stand.
+    case confidentLine = "confident-line"
+    /// Tesseract words in no detected line: they stay, in their own lines.
+    case wordsOutsideLines = "words-outside-lines"
+}
+
+/// What is read, by which reader, before any reading is made: a pure function of the page's
+/// signals, the mode and the policy.
+public struct ReadingPlan: Sendable, Equatable {
+    /// The reader that reads the whole page with its own layout first.
+    public var pageReader: LineReader
+    /// How the detector's lines are read after it; nil when the page reader's reading stands.
+    public var lines: LinePlan?
+    /// The page's rules that fired in making the plan.
+    public var rules: [PlanRule]
+
+    public init(signals: PageSignals, mode: TextMode, policy: FusionPolicy) {
+        pageReader = .tesseract
+        switch mode {
+        case .fast:
+            lines = nil
+            rules = [.tesseractPage]
+        case .accurate:
+            guard let detected = signals.lines, !detected.isEmpty else {
+                lines = nil
+                rules = [.noDetectedLines]
+                return
+            }
+            lines = LinePlan(lines: detected, lineReader: .neural, unsureBelow: policy.unsureLine)
+            rules = [.fuseLines]
+        }
+    }
+}
+
+/// The detector's lines, and what becomes of each once the page reader has read the page.
+public struct LinePlan: Sendable, Equatable {
+    /// The detected lines, in the detector's order.
+    public var lines: [LineSignals]
+    /// The reader of the lines the page reader left uncovered or was unsure of.
+    public var lineReader: LineReader
+    /// The page reader's calibrated line probability under which the line reader reads too.
+    public var unsureBelow: Double
+
+    public init(lines: [LineSignals], lineReader: LineReader, unsureBelow: Double) {
+        self.lines = lines
+        self.lineReader = lineReader
+        self.unsureBelow = unsureBelow
+    }
+
+    /// What is done with one line, from what the page reader made of it: a pure decision.
+    public func action(for evidence: LineEvidence) -> LineAction {
+        guard let probability = evidence.pageReaderProbability else { return .readInstead }
+        return probability < unsureBelow ? .readAlso : .keep
+    }
+}
+
+/// What the page reader made of one detected line.
+public struct LineEvidence: Sendable, Equatable {
+    /// The line, as detected.
+    public var line: LineSignals
+    /// The calibrated probabilities of the page reader's words assigned to the line.
+    public var probabilities: [Double]
+
+    public init(line: LineSignals, probabilities: [Double]) {
+        self.line = line
+        self.probabilities = probabilities
+    }
+
+    /// The mean of `probabilities`; nil when the page reader put no word on the line.
+    public var pageReaderProbability: Double? { Self.mean(probabilities) }
+
+    /// The mean of `values`; nil for none: one formula for the plan and the fusion.
+    static func mean(_ values: [Double]) -> Double? {
+        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+}
+
+/// What becomes of one detected line.
+public enum LineAction: Sendable, Equatable, CaseIterable {
+    /// The page reader's words stand.
+    case keep
+    /// The page reader put no word on it: the line reader reads it.
+    case readInstead
+    /// The page reader was unsure: the line reader reads it too, and the reading of higher
+    /// calibrated probability is kept.
+    case readAlso
+
+    /// The rule that decided it.
+    public var rule: PlanRule {
+        switch self {
+        case .keep: .confidentLine
+        case .readInstead: .uncoveredLine
+        case .readAlso: .unsureLine
+        }
+    }
+
+    /// Whether the line reader reads the line.
+    public var readsLine: Bool {
+        switch self {
+        case .keep: false
+        case .readInstead, .readAlso: true
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import GlossContract
+import GlossGeometry
+import GlossReading
+import Testing
+
+/// The plan run with fake readers: which lines the neural reader is asked for, which reading
+/// each line keeps, and the rules recorded.
+@Suite struct FusionTests {
+    let policy = FusionPolicy()
+    let cancellation = CancellationFlag()
+
+    /// Three detected rows: row 0 Tesseract read surely, row 1 unsurely, row 2 not at all.
+    func threeRows(neuralOnUnsure confidence: Double) -> (FakePage, FakeLines) {
+        let page = FakePage([
+            Page.line([Page.word("Sure", row: 0, from: 0.1, to: 0.3, confidence: 95),
+                       Page.word("line", row: 0, from: 0.4, to: 0.6, confidence: 92)]),
+            Page.line([Page.word("Unsvre", row: 1, from: 0.1, to: 0.4, confidence: 55)]),
+        ])
+        let lines = FakeLines(
+            lines: [LineSignals(box: Page.row(0)), LineSignals(box: Page.row(1)), LineSignals(box: Page.row(2))],
+            readings: [
+                0: Page.line([Page.word("Sure", row: 0, from: 0.1, to: 0.3, confidence: 99)]),
+                1: Page.line([Page.word("Unsure", row: 1, from: 0.1, to: 0.4, confidence: confidence)]),
+                2: Page.line([Page.word("Dropped", row: 2, from: 0.1, to: 0.5, confidence: 70)]),
+            ])
+        return (page, lines)
+    }
+
+    @Test func uncoveredAndUnsureLinesAreReadAndTheSurerReadingKept() throws {
+        var (page, lines) = threeRows(neuralOnUnsure: 90)
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        // The confident line is never read again.
+        #expect(lines.asked == [1, 2])
+        #expect(reading.actions == [.keep, .readAlso, .readInstead])
+        #expect(reading.text.lines.map(\.text) == ["Sure line", "Unsure", "Dropped"])
+        #expect(reading.text.lines.map(\.reader) == [.tesseract, .neural, .neural])
+        #expect(reading.rules == [.fuseLines, .confidentLine, .unsureLine, .uncoveredLine])
+        #expect(page.reads == 1)
+    }
+
+    @Test func anUnsureLineKeepsTesseractsReadingWhenTheNeuralOneIsLessSure() throws {
+        var (page, lines) = threeRows(neuralOnUnsure: 40)
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.text.lines.map(\.text) == ["Sure line", "Unsvre", "Dropped"])
+        #expect(reading.text.lines.map(\.reader) == [.tesseract, .tesseract, .neural])
+    }
+
+    @Test func aLineTheNeuralReaderFindsNothingOnKeepsTesseractsWords() throws {
+        var (page, lines) = threeRows(neuralOnUnsure: 90)
+        lines.readings[1] = nil
+        lines.readings[2] = nil
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.text.lines.map(\.text) == ["Sure line", "Unsvre"])
+    }
+
+    @Test func fastNeitherDetectsNorReadsLines() throws {
+        var (page, lines) = threeRows(neuralOnUnsure: 90)
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .fast, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(lines.detections == 0)
+        #expect(lines.asked.isEmpty)
+        #expect(reading.text == page.text)
+        #expect(reading.rules == [.tesseractPage])
+        #expect(reading.text.lines.allSatisfy { $0.reader == nil })
+    }
+
+    @Test func wordsInNoDetectedLineStayAndSaySo() throws {
+        var page = FakePage([
+            Page.line([Page.word("Heading", row: 0, from: 0.1, to: 0.5, confidence: 96)]),
+            Page.line([Page.word("Body", row: 3, from: 0.1, to: 0.3, confidence: 97)]),
+        ])
+        var lines = FakeLines(lines: [LineSignals(box: Page.row(3))], readings: [:])
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.text.lines.map(\.text) == ["Heading", "Body"])
+        #expect(reading.text.lines.map(\.reader) == [.tesseract, .tesseract])
+        #expect(reading.rules == [.fuseLines, .confidentLine, .wordsOutsideLines])
+        #expect(lines.asked.isEmpty)
+    }
+
+    @Test func aWordGoesToTheLineHoldingMostOfIt() {
+        // A word a third in row 0's box and two thirds in a box just under it.
+        let upper = NormalizedRect(x: 0, y: 0.6, width: 1, height: 0.1)
+        let lower = NormalizedRect(x: 0, y: 0.4, width: 1, height: 0.2)
+        let word = RecognizedWord(text: "w", box: NormalizedRect(x: 0.2, y: 0.55, width: 0.1, height: 0.075), confidence: 90)
+        let text = FakePage([Page.line([word])]).text
+        let assigned = WordAssignment(text: text, lines: [upper, lower], minimumShare: 0.5)
+        #expect(assigned.byLine.map(\.count) == [0, 1])
+        #expect(assigned.outside.isEmpty)
+        // Held by neither line for its greater part: outside.
+        let apart = WordAssignment(text: text, lines: [upper], minimumShare: 0.5)
+        #expect(apart.byLine.map(\.count) == [0])
+        #expect(apart.outside.map(\.text) == ["w"])
+    }
+
+    @Test func aDetectedLinesWordsRunAlongItsBaseline() throws {
+        // Tesseract gave the words of one detected line in two lines, right one first.
+        var page = FakePage([
+            Page.line([Page.word("right", row: 0, from: 0.6, to: 0.8, confidence: 95)]),
+            Page.line([Page.word("left", row: 0, from: 0.1, to: 0.3, confidence: 95)]),
+        ])
+        var lines = FakeLines(lines: [LineSignals(box: Page.row(0))], readings: [:])
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.text.lines.map(\.text) == ["left right"])
+    }
+}

@@ -1,0 +1,79 @@
+import GlossContract
+import GlossGeometry
+import GlossReading
+import Testing
+
+/// The plan and the per-line decisions, from signals alone.
+@Suite struct PlanTests {
+    let policy = FusionPolicy()
+
+    @Test func fastReadsWithTesseractAlone() {
+        var signals = Page.signals
+        signals.lines = [LineSignals(box: Page.row(0))]
+        let plan = ReadingPlan(signals: signals, mode: .fast, policy: policy)
+        #expect(plan.pageReader == .tesseract)
+        #expect(plan.lines == nil)
+        #expect(plan.rules == [.tesseractPage])
+    }
+
+    @Test func accurateFusesTheDetectedLinesWithTheNeuralReader() throws {
+        var signals = Page.signals
+        signals.lines = [LineSignals(box: Page.row(0)), LineSignals(box: Page.row(1))]
+        let plan = ReadingPlan(signals: signals, mode: .accurate, policy: policy)
+        let lines = try #require(plan.lines)
+        #expect(lines.lines.count == 2)
+        #expect(lines.lineReader == .neural)
+        #expect(lines.unsureBelow == policy.unsureLine)
+        #expect(plan.rules == [.fuseLines])
+    }
+
+    @Test func accurateWithoutDetectedLinesLeavesTesseractsReading() {
+        for lines in [nil, [LineSignals]()] {
+            var signals = Page.signals
+            signals.lines = lines
+            let plan = ReadingPlan(signals: signals, mode: .accurate, policy: policy)
+            #expect(plan.lines == nil)
+            #expect(plan.rules == [.noDetectedLines])
+        }
+    }
+
+    @Test func aLineIsReadAgainOnlyWhereTesseractLeftItOrWasUnsure() {
+        let plan = LinePlan(lines: [], lineReader: .neural, unsureBelow: 0.8)
+        let line = LineSignals(box: Page.row(0))
+        #expect(plan.action(for: LineEvidence(line: line, probabilities: [])) == .readInstead)
+        #expect(plan.action(for: LineEvidence(line: line, probabilities: [0.9, 0.6])) == .readAlso)
+        #expect(plan.action(for: LineEvidence(line: line, probabilities: [0.9, 0.7])) == .keep)
+        // At the bar exactly, Tesseract's words stand.
+        #expect(plan.action(for: LineEvidence(line: line, probabilities: [0.8])) == .keep)
+    }
+
+    @Test func everyRuleHasItsOwnStableName() {
+        let names = PlanRule.allCases.map(\.rawValue)
+        #expect(Set(names).count == names.count)
+        #expect(PlanRule.unsureLine.rawValue == "unsure-line")
+        #expect(LineAction.allCases.map(\.rule) == [.confidentLine, .uncoveredLine, .unsureLine])
+    }
+}
+
+/// The scales that put both readers' confidences on one.
+@Suite struct CalibrationTests {
+    @Test func aScaleInterpolatesBetweenItsKnotsAndIsFlatBeyondThem() throws {
+        let scale = try #require(ConfidenceScale(knots: [(20, 0.1), (60, 0.5), (90, 0.9)]))
+        #expect(scale.probability(0) == 0.1)
+        #expect(abs(scale.probability(40) - 0.3) < 1e-12)
+        #expect(abs(scale.probability(75) - 0.7) < 1e-12)
+        #expect(scale.probability(100) == 0.9)
+    }
+
+    @Test func aScaleThatWouldReorderWordsIsRefused() {
+        #expect(ConfidenceScale(knots: [(20, 0.6), (60, 0.5)]) == nil)
+        #expect(ConfidenceScale(knots: [(60, 0.1), (20, 0.5)]) == nil)
+        #expect(ConfidenceScale(knots: [(60, 0.5)]) == nil)
+        #expect(ConfidenceScale(knots: [(0, 0), (100, 1.5)]) == nil)
+    }
+
+    @Test func thePlaceholderScalesReadConfidenceAsAHundredth() {
+        #expect(Calibration.uncalibratedTesseract.probability(85) == 0.85)
+        #expect(Calibration.uncalibratedNeural.probability(85) == 0.85)
+    }
+}
