@@ -35,8 +35,9 @@ public struct RecognizedText: Sendable, Equatable {
 
     private static let priorWords = 5.0
 
-    /// The mean of word confidences, nil for none: one formula for a recognition and a report.
-    static func mean(of confidences: [Double]) -> Double? {
+    /// The mean of word confidences (or their calibrated probabilities), nil for none: one
+    /// formula for a recognition, a report and the reading plan.
+    public static func mean(of confidences: [Double]) -> Double? {
         confidences.isEmpty ? nil : confidences.reduce(0, +) / Double(confidences.count)
     }
 

@@ -31,7 +31,7 @@ public enum LineFusion {
 
     /// The mean calibrated probability of a line's words; 0 for none.
     public static func probability(of line: TextLine, on scale: ConfidenceScale) -> Double {
-        LineEvidence.mean(line.words.map { scale.probability($0.confidence) }) ?? 0
+        RecognizedText.mean(of: line.words.map { scale.probability($0.confidence) }) ?? 0
     }
 
     /// The page reader's words on a detected line as one line: left to right along the line

@@ -101,12 +101,7 @@ public struct LineEvidence: Sendable, Equatable {
     }
 
     /// The mean of `probabilities`; nil when the page reader put no word on the line.
-    public var pageReaderProbability: Double? { Self.mean(probabilities) }
-
-    /// The mean of `values`; nil for none: one formula for the plan and the fusion.
-    static func mean(_ values: [Double]) -> Double? {
-        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
-    }
+    public var pageReaderProbability: Double? { RecognizedText.mean(of: probabilities) }
 }
 
 /// What becomes of one detected line.
