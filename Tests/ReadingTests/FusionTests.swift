@@ -81,6 +81,28 @@ import Testing
         #expect(lines.asked.isEmpty)
     }
 
+    @Test func unsureWordsInNoDetectedLineAreDropped() throws {
+        // A speck of a picture read as a word at 40 (calibrated about 0.61, under 0.9) beside a
+        // sure heading: the heading stays, the speck goes, and both rules say so.
+        var page = FakePage([
+            Page.line([Page.word("Heading", row: 0, from: 0.1, to: 0.5, confidence: 96),
+                       Page.word("~i", row: 0, from: 0.7, to: 0.75, confidence: 40)]),
+            Page.line([Page.word("Body", row: 3, from: 0.1, to: 0.3, confidence: 97)]),
+        ])
+        var lines = FakeLines(lines: [LineSignals(box: Page.row(3))], readings: [:])
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.text.lines.map(\.text) == ["Heading", "Body"])
+        #expect(reading.rules == [.fuseLines, .confidentLine, .wordsOutsideLines, .unsureOutsideWords])
+        // A line of nothing but unsure words outside the detected lines is gone entirely.
+        var specks = FakePage([Page.line([Page.word("~i", row: 0, from: 0.7, to: 0.75, confidence: 40)]),
+                               Page.line([Page.word("Body", row: 3, from: 0.1, to: 0.3, confidence: 97)])])
+        let alone = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &specks, lines: &lines,
+                                           cancellation: cancellation)
+        #expect(alone.text.lines.map(\.text) == ["Body"])
+        #expect(alone.rules == [.fuseLines, .confidentLine, .unsureOutsideWords])
+    }
+
     @Test func aWordGoesToTheLineHoldingMostOfIt() {
         // A word a third in row 0's box and two thirds in a box just under it.
         let upper = NormalizedRect(x: 0, y: 0.6, width: 1, height: 0.1)

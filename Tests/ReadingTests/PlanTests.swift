@@ -72,8 +72,17 @@ import Testing
         #expect(ConfidenceScale(knots: [(0, 0), (100, 1.5)]) == nil)
     }
 
-    @Test func thePlaceholderScalesReadConfidenceAsAHundredth() {
-        #expect(Calibration.uncalibratedTesseract.probability(85) == 0.85)
-        #expect(Calibration.uncalibratedNeural.probability(85) == 0.85)
+    @Test func theMeasuredScalesPutTheTwoReadersOnOneScale() {
+        // Raw, a neural 99.0 beats a Tesseract 96.9; measured, the Tesseract word is right
+        // 99.9% of the time and the neural one about 90%.
+        #expect(Calibration.tesseract.probability(96.9) > 0.99)
+        #expect(Calibration.neural.probability(99.0) < 0.92)
+        #expect(Calibration.neural.probability(99.0) < Calibration.tesseract.probability(96.9))
+        // Both rise with their raw confidence, and the uncalibrated scale is conf/100.
+        for (low, high) in [(40.0, 80.0), (80, 95), (95, 100)] {
+            #expect(Calibration.tesseract.probability(low) <= Calibration.tesseract.probability(high))
+            #expect(Calibration.neural.probability(low) < Calibration.neural.probability(high))
+        }
+        #expect(Calibration.uncalibrated.probability(85) == 0.85)
     }
 }

@@ -41,16 +41,22 @@ public enum PlanExecution {
             LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
                              lineReading: second[index], plan: plan, policy: policy)
         }
-        // Words the detector saw no line under stay: it misses some text Tesseract reads (a
-        // large heading, a lone figure in a table cell), and dropping them costs what today's
-        // reading has. Recorded, so a page of specks read as words can be found.
-        fused += assignment.outside.map { line in
+        // Words the detector saw no line under stay when the page reader is sure of them: the
+        // detector misses some text Tesseract reads (a large heading, a lone figure in a table
+        // cell), and most of the rest are rules and specks of pictures read as letters.
+        let outside = assignment.outside.compactMap { line -> TextLine? in
             var line = line
+            line.words = line.words.filter { scale.probability($0.confidence) >= policy.sureOutsideWord }
+            guard !line.words.isEmpty else { return nil }
+            line.box = .enclosing(line.words.map(\.box))
             line.reader = plan.pageReader
             return line
         }
+        fused += outside
+        let dropped = outside.map(\.words.count).reduce(0, +) < assignment.outside.map(\.words.count).reduce(0, +)
         var rules = plan.rules
-        for rule in actions.map(\.rule) + (assignment.outside.isEmpty ? [] : [.wordsOutsideLines]) where !rules.contains(rule) {
+        let outsideRules: [PlanRule] = (outside.isEmpty ? [] : [.wordsOutsideLines]) + (dropped ? [.unsureOutsideWords] : [])
+        for rule in actions.map(\.rule) + outsideRules where !rules.contains(rule) {
             rules.append(rule)
         }
         return PlannedReading(text: ReadingOrder.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules)

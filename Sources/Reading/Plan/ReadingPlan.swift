@@ -3,7 +3,7 @@ import GlossContract
 /// How thoroughly a page's text is read (`--text`).
 public enum TextMode: String, Sendable, Codable, Hashable, CaseIterable {
     /// Tesseract reads the page, the neural detector finds its lines, and the neural reader
-    /// reads the lines Tesseract left uncovered or was unsure of.
+    /// reads the lines Tesseract left uncovered or was unsure of (on calibrated probability).
     case accurate
     /// Tesseract reads the page alone, with its own layout and the cheap steps of preparation.
     case fast
@@ -34,8 +34,12 @@ public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
     case unsureLine = "unsure-line"
     /// A detected line Tesseract read surely: its words stand.
     case confidentLine = "confident-line"
-    /// Tesseract words in no detected line: they stay, in their own lines.
+    /// Tesseract words in no detected line, sure ones (`FusionPolicy.sureOutsideWord`): they
+    /// stay, in their own lines.
     case wordsOutsideLines = "words-outside-lines"
+    /// Tesseract words in no detected line it was unsure of: dropped (rules and specks of
+    /// pictures read as letters, mostly).
+    case unsureOutsideWords = "unsure-outside-words"
 }
 
 /// What is read, by which reader, before any reading is made: a pure function of the page's
