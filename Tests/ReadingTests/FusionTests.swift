@@ -35,7 +35,7 @@ import Testing
         #expect(reading.actions == [.keep, .readAlso, .readInstead])
         #expect(reading.text.lines.map(\.text) == ["Sure line", "Unsure", "Dropped"])
         #expect(reading.text.lines.map(\.reader) == [.tesseract, .neural, .neural])
-        #expect(reading.rules == [.fuseLines, .confidentLine, .unsureLine, .uncoveredLine])
+        #expect(reading.rules == [.fuseLines, .confidentLine, .unsureLine, .uncoveredLine, .geometricOrder])
         #expect(page.reads == 1)
     }
 
@@ -77,7 +77,7 @@ import Testing
                                              cancellation: cancellation)
         #expect(reading.text.lines.map(\.text) == ["Heading", "Body"])
         #expect(reading.text.lines.map(\.reader) == [.tesseract, .tesseract])
-        #expect(reading.rules == [.fuseLines, .confidentLine, .wordsOutsideLines])
+        #expect(reading.rules == [.fuseLines, .confidentLine, .wordsOutsideLines, .pageReaderOrder])
         #expect(lines.asked.isEmpty)
     }
 
@@ -93,14 +93,14 @@ import Testing
         let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
                                              cancellation: cancellation)
         #expect(reading.text.lines.map(\.text) == ["Heading", "Body"])
-        #expect(reading.rules == [.fuseLines, .confidentLine, .wordsOutsideLines, .unsureOutsideWords])
+        #expect(reading.rules == [.fuseLines, .confidentLine, .wordsOutsideLines, .unsureOutsideWords, .pageReaderOrder])
         // A line of nothing but unsure words outside the detected lines is gone entirely.
         var specks = FakePage([Page.line([Page.word("~i", row: 0, from: 0.7, to: 0.75, confidence: 40)]),
                                Page.line([Page.word("Body", row: 3, from: 0.1, to: 0.3, confidence: 97)])])
         let alone = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &specks, lines: &lines,
                                            cancellation: cancellation)
         #expect(alone.text.lines.map(\.text) == ["Body"])
-        #expect(alone.rules == [.fuseLines, .confidentLine, .unsureOutsideWords])
+        #expect(alone.rules == [.fuseLines, .confidentLine, .unsureOutsideWords, .pageReaderOrder])
     }
 
     @Test func aWordGoesToTheLineHoldingMostOfIt() {

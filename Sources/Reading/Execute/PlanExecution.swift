@@ -37,28 +37,34 @@ public enum PlanExecution {
         let readings = toRead.isEmpty ? [] : try lines.readLines(toRead, cancellation: cancellation)
         var second = [TextLine?](repeating: nil, count: actions.count)
         for (index, reading) in zip(toRead, readings) { second[index] = reading }
-        var fused = linePlan.lines.indices.compactMap { index in
+        let places = PageReaderPlace.places(in: pageText)
+        let place = { (words: [RecognizedWord]) in words.compactMap { places[$0.box] }.min() }
+        var fused = linePlan.lines.indices.compactMap { index -> PlacedLine? in
             LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
                              lineReading: second[index], plan: plan, policy: policy)
+                .map { PlacedLine(line: $0, pageReaderPlace: place(assignment.byLine[index])) }
         }
         // Words the detector saw no line under stay when the page reader is sure of them: the
         // detector misses some text Tesseract reads (a large heading, a lone figure in a table
         // cell), and most of the rest are rules and specks of pictures read as letters.
-        let outside = assignment.outside.compactMap { line -> TextLine? in
+        let outside = assignment.outside.compactMap { line -> PlacedLine? in
             var line = line
             line.words = line.words.filter { scale.probability($0.confidence) >= policy.sureOutsideWord }
             guard !line.words.isEmpty else { return nil }
             line.box = .enclosing(line.words.map(\.box))
             line.reader = plan.pageReader
-            return line
+            return PlacedLine(line: line, pageReaderPlace: place(line.words))
         }
         fused += outside
-        let dropped = outside.map(\.words.count).reduce(0, +) < assignment.outside.map(\.words.count).reduce(0, +)
+        // The share of the fused page's lines that are the page reader's own.
+        let kept = fused.filter { $0.line.reader == plan.pageReader }.count
+        let order = FusedOrder.chosen(keptShare: fused.isEmpty ? 0 : Double(kept) / Double(fused.count), policy: policy)
+        let dropped = outside.map(\.line.words.count).reduce(0, +) < assignment.outside.map(\.words.count).reduce(0, +)
         var rules = plan.rules
         let outsideRules: [PlanRule] = (outside.isEmpty ? [] : [.wordsOutsideLines]) + (dropped ? [.unsureOutsideWords] : [])
-        for rule in actions.map(\.rule) + outsideRules where !rules.contains(rule) {
+        for rule in actions.map(\.rule) + outsideRules + [order.rule] where !rules.contains(rule) {
             rules.append(rule)
         }
-        return PlannedReading(text: ReadingOrder.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules)
+        return PlannedReading(text: order.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules)
     }
 }

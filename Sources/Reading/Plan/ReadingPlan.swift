@@ -40,6 +40,10 @@ public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
     /// Tesseract words in no detected line it was unsure of: dropped (rules and specks of
     /// pictures read as letters, mostly).
     case unsureOutsideWords = "unsure-outside-words"
+    /// The page reader kept most of the detected lines: the fused lines in its layout's order.
+    case pageReaderOrder = "page-reader-order"
+    /// It kept fewer (a receipt, a photo it half read): in the order of the lines' geometry.
+    case geometricOrder = "geometric-order"
 }
 
 /// What is read, by which reader, before any reading is made: a pure function of the page's
