@@ -40,7 +40,9 @@ public struct SearchablePDFPage: Sendable {
 /// more fonts on a page that uses more characters.
 ///
 /// Pages are written as they are added and the file ends with `finish()`; the bytes go to
-/// `sink` as they are made, so a document of hundreds of pages never sits in memory.
+/// `sink` as they are made, so a document of hundreds of pages never sits in memory. The file
+/// is PDF/A-2b unless the context's `pdfStandard` is `.none` (`PDFArchive`); the page size is
+/// `PDFPageSize`'s.
 public struct SearchablePDF {
     private var file: PDFFile
     private let catalog: Int
