@@ -83,11 +83,11 @@ extension AnnotationSettings {
             // did, so their finished pages stay finished.
             Field("pdfResolution", \.pdfResolution, recorded: .omittedAtDefault),
             Field("skipText", \.skipText, recorded: .omittedAtDefault),
-            // Settings from before it wrote plain PDFs. Only a batch that writes PDFs fingerprints
-            // it, so that one without them is not read again for it.
+            // Settings from before it wrote plain PDFs, as `none` does. Only a batch that writes
+            // PDF/A fingerprints it: one without PDFs, or with plain ones, fingerprints as before.
             Field("pdfStandard", \.pdfStandard, recorded: .omittedAt(.none),
                   fingerprint: .names(standingAs: .none) { settings in
-                      settings.formats.contains(.pdf) ? ["pdf-standard-" + settings.pdfStandard.rawValue] : []
+                      settings.formats.contains(.pdf) && settings.pdfStandard != .none ? ["pdf-standard-" + settings.pdfStandard.rawValue] : []
                   }),
             // Without preparation a page reads as it did before it existed, and fingerprints so;
             // with it, pages finished by an older Gloss are read again.
