@@ -11,15 +11,19 @@ STRICT = -Xswiftc -warnings-as-errors
 # scripts (Pillow, DejaVu; qpdf encrypts a PDF fixture) and the benchmarks (GNU time, OpenCV's
 # Python bindings as the reference detector; ocrmypdf, for bench/pdf.sh only, as the reference
 # for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
-# checks the IIIF output.
+# checks the IIIF output, and pikepdf, which checks the PDF/A structure of the searchable PDFs;
+# icc-profiles-free, whose sRGB.icc Gloss compiles in as PDF/A's OutputIntent (the test checks
+# the copy in Sources/Reports/Profiles is still Debian's).
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf
+	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
 IIIF_PREZI3 = iiif-prezi3==3.1.1
+# Reads the searchable PDFs back for tests-pdf/check_pdfa.py (Debian 12 packages no PDF/A validator).
+PIKEPDF = pikepdf==10.17.0
 # The PP-OCRv6 models' conversion, goldens and benchmark (models/ppocr/README.md).
 PPOCR_PYTHON = onnx==1.23.2 onnxruntime==1.32.0 numpy==2.4.6 rapidocr==3.10.0
 
@@ -31,7 +35,7 @@ setup:
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
 	[ -x $(VENV)/bin/python3 ] || /usr/bin/python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q $(IIIF_PREZI3) $(PPOCR_PYTHON)
+	$(VENV)/bin/pip install -q $(IIIF_PREZI3) $(PIKEPDF) $(PPOCR_PYTHON)
 
 build:
 	$(SWIFT) build -c release $(STRICT)
@@ -55,6 +59,7 @@ test:
 	/usr/bin/python3 tests-browser/test_preparation_panel.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
+	$(VENV)/bin/python3 tests-pdf/check_pdfa.py --gloss "$(BIN)/gloss" --artifacts .build/pdf-test
 
 # The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png).
 screenshots: build

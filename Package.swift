@@ -122,7 +122,9 @@ let package = Package(
         .target(
             name: "GlossReports",
             dependencies: ["GlossGeometry", "GlossContract", "GlossTemplates", "CZlib"],
-            path: "Sources/Reports", exclude: ["README.md"], swiftSettings: swiftSettings
+            path: "Sources/Reports", exclude: ["README.md", "Profiles/README.md", "Profiles/LICENSE"],
+            // The sRGB profile of PDF/A's OutputIntent, from Debian's icc-profiles-free (Profiles/README.md).
+            resources: [.embedInCode("Profiles/sRGB.icc")], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossIndex", dependencies: ["GlossGeometry", "GlossContract", "CSQLite"],
@@ -204,7 +206,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossTestSupport"], swiftSettings: swiftSettings
+            name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossGeometry", "GlossTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "CLeptonica", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

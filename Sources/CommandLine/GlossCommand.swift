@@ -104,6 +104,9 @@ public enum GlossCommand {
                 default: String(defaults.recognition.pageSegmentationMode)),
         maxPixelsOption,
         maxFileSizeOption,
+        .choice("pdf-standard", value: "STANDARD", of: PDFStandard.allCases.map(\.rawValue),
+                "what the searchable PDF keeps to: pdfa-2b is PDF/A-2b (docs/pdf.md), none plain PDF 1.7",
+                default: defaults.pdfStandard.rawValue),
         .option("pdf-resolution", value: "PPI", "render PDF pages at PPI, except full-page scans, kept at their own",
                 default: String(defaults.pdfResolution)),
         .flag("skip-text", "keep the text of PDF pages that already have a text layer, and do not OCR them"),
@@ -170,6 +173,8 @@ public enum GlossCommand {
         }
         settings.recognition.pageSegmentationMode = try arguments.integer("psm", in: 0...13) ?? settings.recognition.pageSegmentationMode
         settings.pixelLimit = try arguments.integer("max-pixels", in: 1...Int(Int32.max)) ?? settings.pixelLimit
+        // The option's table allows only these names.
+        if let standard = arguments.value("pdf-standard") { settings.pdfStandard = PDFStandard(rawValue: standard) ?? settings.pdfStandard }
         settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
         settings.skipText = arguments.has("skip-text")
         // The options' tables allow only these names.

@@ -8,7 +8,8 @@ import GlossGeometry
 ///   read best enlarged until their x-height is about 16 px, and then told 300 ppi: a
 ///   screenshot at x-height 7 went from 0.62 (told 300 as it was) to 0.98 F1;
 /// - the resolution told matters to the layout analysis: pages that state the placeholder 96
-///   ppi read at 0.872 mean F1 told 96 and at 0.894 told 300, so 72 and 96 are not believed;
+///   ppi read at 0.872 mean F1 told 96 and at 0.894 told 300, so 72 and 96 are not believed
+///   (`StatedResolution`, the rule the searchable PDF's page size follows too);
 /// - huge letters (x-height of 48 px and more, a 600 ppi scan that states no resolution) are
 ///   reduced to about 24 px: the recogniser reads lines at a fixed height anyway, and a
 ///   quarter of the pixels take a quarter of the time.
@@ -35,7 +36,7 @@ public struct TextScale: Sendable, Equatable {
     /// The scale for a page of `size` whose letters measured `letters` (nil: too few to tell),
     /// and whose file states `statedResolution`.
     public init(letters: LetterSize?, statedResolution: Int?, size: PixelSize) {
-        let stated = statedResolution.flatMap { (100...4800).contains($0) ? $0 : nil } ?? Self.assumedResolution
+        let stated = StatedResolution.believed(statedResolution) ?? Self.assumedResolution
         guard let xHeight = letters.map({ Double($0.xHeight) }), xHeight > 0 else {
             self.init(factor: 1, resolution: stated)
             return

@@ -114,11 +114,14 @@ public struct ReportContext: Sendable, Equatable {
     public var softwareVersion: String
     /// Tesseract language codes, as given to `--lang`.
     public var languages: [String]
+    /// What the searchable PDF keeps to (`--pdf-standard`).
+    public var pdfStandard: PDFStandard
 
-    public init(softwareName: String = "Gloss", softwareVersion: String, languages: [String]) {
+    public init(softwareName: String = "Gloss", softwareVersion: String, languages: [String], pdfStandard: PDFStandard = .default) {
         self.softwareName = softwareName
         self.softwareVersion = softwareVersion
         self.languages = languages
+        self.pdfStandard = pdfStandard
     }
 }
 

@@ -1,4 +1,5 @@
 import CZlib
+import GlossGeometry
 
 /// The body of a PDF file (ISO 32000-1, 7.5): numbered objects written one after the other to a
 /// sink, then the cross-reference table of their byte offsets and the trailer.
@@ -12,6 +13,9 @@ struct PDFFile {
     private(set) var length = 0
     /// Byte offset of each object, by object number; 0 until it is written.
     private var offsets: [Int] = [0]
+    /// Checksums of every byte written so far, for the file identifier.
+    private var crc = crc32(0, nil, 0)
+    private var adler = adler32(0, nil, 0)
 
     /// Starts the file with its header. The comment of four bytes above 127 tells transfer
     /// programs that the file is binary (7.5.2).
@@ -42,14 +46,19 @@ struct PDFFile {
     }
 
     /// Writes the cross-reference table and the trailer. Every reserved object must have been
-    /// written: a reader follows the table to each one.
+    /// written: a reader follows the table to each one. The trailer's `/ID` (14.4, required by
+    /// PDF/A) is made of the file's own bytes: their CRC-32, their Adler-32 and their count, 16
+    /// bytes that differ for different files and are the same for the same file.
     mutating func finish(root: Int, info: Int) throws {
         precondition(!offsets.dropFirst().contains(0), "an object was reserved but never written")
         let table = length
         // Each entry is exactly 20 bytes, its end of line "\r\n" or " \n" (7.5.4).
         var xref = "xref\n0 \(offsets.count)\n0000000000 65535 f \n"
         for offset in offsets.dropFirst() { xref += Self.padded(offset) + " 00000 n \n" }
-        xref += "trailer\n<< /Size \(offsets.count) /Root \(root) 0 R /Info \(info) 0 R >>\nstartxref\n\(table)\n%%EOF\n"
+        let identifier = HexText.format(crc, digits: 8, uppercase: true) + HexText.format(adler, digits: 8, uppercase: true)
+            + HexText.format(length, digits: 16, uppercase: true)
+        xref += "trailer\n<< /Size \(offsets.count) /Root \(root) 0 R /Info \(info) 0 R /ID [<\(identifier)> <\(identifier)>] >>\n"
+            + "startxref\n\(table)\n%%EOF\n"
         try emit(Array(xref.utf8))
     }
 
@@ -62,6 +71,10 @@ struct PDFFile {
     private mutating func emit(_ bytes: [UInt8]) throws {
         try sink(bytes)
         length += bytes.count
+        bytes.withUnsafeBufferPointer { buffer in
+            crc = crc32(crc, buffer.baseAddress, uInt(buffer.count))
+            adler = adler32(adler, buffer.baseAddress, uInt(buffer.count))
+        }
     }
 
     private static func padded(_ offset: Int) -> String {

@@ -9,11 +9,20 @@ public struct SearchablePDFPage: Sendable {
     public var picture: PDFPicture?
     /// Pixels per inch of the report's pixels as the file states it; nil when it states none.
     public var resolution: Double?
+    /// Whether `resolution` is known rather than stated (a PDF page drawn at it): it is then
+    /// taken as it is, where a stated one must be believable (`PDFPageSize`).
+    public var resolutionIsExact: Bool
+    /// The decoded pixels, when `picture` is a file's own bytes that a standard may not hold
+    /// (a CMYK JPEG under PDF/A, whose OutputIntent is sRGB); nil otherwise.
+    public var decodedPicture: PDFPicture?
 
-    public init(report: PageReport, picture: PDFPicture?, resolution: Double?) {
+    public init(report: PageReport, picture: PDFPicture?, resolution: Double?, resolutionIsExact: Bool = false,
+                decodedPicture: PDFPicture? = nil) {
         self.report = report
         self.picture = picture
         self.resolution = resolution
+        self.resolutionIsExact = resolutionIsExact
+        self.decodedPicture = decodedPicture
     }
 }
 
@@ -31,12 +40,10 @@ public struct SearchablePDFPage: Sendable {
 /// more fonts on a page that uses more characters.
 ///
 /// Pages are written as they are added and the file ends with `finish()`; the bytes go to
-/// `sink` as they are made, so a document of hundreds of pages never sits in memory.
+/// `sink` as they are made, so a document of hundreds of pages never sits in memory. The file
+/// is PDF/A-2b unless the context's `pdfStandard` is `.none` (`PDFArchive`); the page size is
+/// `PDFPageSize`'s.
 public struct SearchablePDF {
-    /// Pixels per inch assumed for an image that states none: document scans are usually made at
-    /// 300 (Tesseract assumes 70, which makes an A4 scan three feet tall).
-    public static let assumedResolution = 300.0
-
     private var file: PDFFile
     private let catalog: Int
     private let pageTree: Int
@@ -45,16 +52,22 @@ public struct SearchablePDF {
     private var pages: [Int] = []
     private let context: ReportContext
     private let title: String
+    /// The PDF/A parts' objects, for a PDF/A document: the XMP stream and the ICC profile.
+    private let archive: (metadata: Int, profile: Int)?
 
     /// Starts a document; `title` (the input file's name) goes into its information dictionary.
     public init(context: ReportContext, title: String, sink: @escaping ([UInt8]) throws -> Void) throws {
         self.context = context
-        self.title = title
+        self.title = PDFArchive.printable(title)
         file = try PDFFile(sink: sink)
         catalog = file.reserve()
         pageTree = file.reserve()
         emptyGlyph = file.reserve()
         fontDescriptor = file.reserve()
+        archive = context.pdfStandard == .none ? nil : (file.reserve(), file.reserve())
+        if let archive {
+            try file.write(archive.profile, stream: PDFArchive.profileDictionary, data: Deflater.compress(PDFArchive.sRGBProfile))
+        }
         // The one glyph of the text font: half an em wide, drawing nothing.
         try file.write(emptyGlyph, stream: "", data: Array("\(Self.glyphWidth) 0 d0\n".utf8))
         try file.write(fontDescriptor, """
@@ -73,24 +86,16 @@ public struct SearchablePDF {
         return bytes
     }
 
-    /// The page's size in points, from its size in pixels and its resolution (72 points an
-    /// inch), kept within the 3 to 14,400 points a side that readers accept (Annex C.2).
-    public static func pageSize(of size: PixelSize, resolution: Double?) -> (width: Double, height: Double, pointsPerPixel: Double) {
-        guard size.width > 0, size.height > 0 else { return (595.28, 841.89, 1) }  // A4, for a page with no picture
-        let ppi = resolution.flatMap { $0 > 0 ? $0 : nil } ?? assumedResolution
-        let shortest = Double(min(size.width, size.height)), longest = Double(max(size.width, size.height))
-        let scale = min(max(72 / ppi, 3 / shortest), 14_400 / longest)
-        return (Double(size.width) * scale, Double(size.height) * scale, scale)
-    }
-
     /// Writes one page: its picture, its text font and its content.
     public mutating func add(_ page: SearchablePDFPage) throws {
         let report = page.report
         let hasPicture = page.picture != nil && report.width > 0 && report.height > 0
-        let size = Self.pageSize(of: hasPicture ? report.size : PixelSize(width: 0, height: 0), resolution: page.resolution)
+        let size = PDFPageSize.of(hasPicture ? report.size : PixelSize(width: 0, height: 0), resolution: page.resolution,
+                                  exact: page.resolutionIsExact)
         var resources: [String] = []
         var content = ""
-        if let picture = page.picture, hasPicture {
+        if var picture = page.picture, hasPicture {
+            if !context.pdfStandard.holds(picture), let decoded = page.decodedPicture { picture = decoded }
             let image = PDFImageStream(picture)
             let number = file.reserve()
             try file.write(number, stream: image.dictionary, data: image.data)
@@ -117,12 +122,20 @@ public struct SearchablePDF {
         pages.append(number)
     }
 
-    /// Writes the page tree, the catalog, the information dictionary and the cross-reference table.
+    /// Writes the page tree, the catalog, the information dictionary (and for PDF/A the XMP
+    /// that says the same) and the cross-reference table.
     public mutating func finish() throws {
         try file.write(pageTree, "<< /Type /Pages /Kids [\(pages.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(pages.count) >>")
-        try file.write(catalog, "<< /Type /Catalog /Pages \(pageTree) 0 R >>")
-        let info = file.reserve()
         let producer = context.softwareName + " " + context.softwareVersion
+        if let archive {
+            let xmp = PDFArchive.metadata(title: title, producer: producer, creator: producer)
+            try file.write(archive.metadata, stream: "/Type /Metadata /Subtype /XML", data: Array(xmp.utf8))
+            try file.write(catalog, "<< /Type /Catalog /Pages \(pageTree) 0 R /Metadata \(archive.metadata) 0 R "
+                + "/OutputIntents [\(PDFArchive.outputIntent(profile: archive.profile))] >>")
+        } else {
+            try file.write(catalog, "<< /Type /Catalog /Pages \(pageTree) 0 R >>")
+        }
+        let info = file.reserve()
         try file.write(info, "<< /Title \(Self.textString(title)) /Producer \(Self.textString(producer)) /Creator \(Self.textString(producer)) >>")
         try file.finish(root: catalog, info: info)
     }

@@ -1,3 +1,5 @@
+import GlossGeometry
+
 /// How Tesseract reads a page. Part of a batch's settings: changing it invalidates earlier results.
 public struct RecognitionOptions: Sendable, Hashable, Codable {
     /// Tesseract language codes, tried together (`eng`, `eng+deu`).
@@ -17,8 +19,14 @@ public struct RecognitionOptions: Sendable, Hashable, Codable {
     /// store 72 ppi as a placeholder; Tesseract's size heuristics need a plausible scan resolution.
     public static let assumedResolution = 300
 
+    /// What Tesseract is told for a resolution it is given. Whether a file's resolution is
+    /// believed is decided before, by `StatedResolution` (through `TextScale`): a reading
+    /// that tells Tesseract a placeholder 96 does so on purpose, to compare it with the
+    /// reading told 300 (`TextAnalyzer`), or because `--prepare none` reads a page as the
+    /// `tesseract` command does. Only what no page can be (72 and less, above the believable
+    /// range) is replaced here.
     static func effectiveResolution(_ stated: Int?) -> Int {
-        guard let stated, stated > 72, stated <= 4800 else { return assumedResolution }
+        guard let stated, stated > 72, stated <= StatedResolution.believable.upperBound else { return assumedResolution }
         return stated
     }
 }

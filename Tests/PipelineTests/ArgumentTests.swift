@@ -107,6 +107,14 @@ import Testing
         #expect(try GlossCommand.settings(from: parsed).prepare == .flatten)
     }
 
+    @Test func thePDFStandardIsPDFAUnlessNoneIsAsked() throws {
+        #expect(try GlossCommand.settings(from: Self.annotate.parse(["in"])).pdfStandard == .pdfA2b)
+        #expect(try GlossCommand.settings(from: Self.annotate.parse(["--pdf-standard", "none"])).pdfStandard == .none)
+        let error = try #require(Self.refusal(["--pdf-standard", "pdfa-1b"]))
+        #expect(error.contains("pdfa-2b") && error.contains("none"), "\(error)")
+        #expect(try Self.helpLine("pdf-standard", in: Self.annotate.help).hasSuffix("(default: pdfa-2b)"))
+    }
+
     /// The cases `tests-browser/search_conformance.py` types into the report's search box.
     struct SharedWords: Decodable {
         struct Case: Decodable {

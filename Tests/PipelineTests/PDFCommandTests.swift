@@ -10,7 +10,8 @@ import Testing
 /// sizes, every word on its box, and the JPEGs embedded unchanged and upright.
 @Suite(.serialized)
 struct PDFCommandTests {
-    static let inputs = ["text/two-pages.tif", "text/sans.png", "text/upright.jpg", "text/rotated.jpg"]
+    /// Four fixtures that state 300 ppi, then one stating the placeholder 96 and one stating none.
+    static let inputs = ["text/two-pages.tif", "text/sans.png", "text/upright.jpg", "text/rotated.jpg", "odd/ppi-96.png", "odd/ppi-none.png"]
 
     /// One run, which every check below reads: reading the four files takes a few seconds.
     @Test func searchablePDFsOfATIFFAPNGAndJPEGs() throws {
@@ -55,16 +56,16 @@ struct PDFCommandTests {
     }
 
     func oneSearchablePDFPerInputNamedLikeItsCombinedDocument(_ batch: Batch) throws {
-        #expect(batch.manifest.pages.count == 5)
+        #expect(batch.manifest.pages.count == 7)
         let documents = try batch.documents()
-        #expect(documents.map(\.pages.count) == [2, 1, 1, 1])
+        #expect(documents.map(\.pages.count) == [2, 1, 1, 1, 1, 1])
         for entry in batch.manifest.pages {
             #expect(Set(entry.outputs.keys) == ["json", "pdf"])
             let single = entry.id.replacingOccurrences(of: "-p\(entry.pageIndex + 1)", with: "")
             #expect(entry.outputs["pdf"] == "pages/\(single).pdf")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: batch.scratch.path + "/pages")
-        #expect(files.filter { $0.hasSuffix(".pdf") }.count == 4)
+        #expect(files.filter { $0.hasSuffix(".pdf") }.count == 6)
         #expect(files.filter { $0.contains(".tmp-") }.isEmpty)
     }
 
@@ -77,8 +78,10 @@ struct PDFCommandTests {
             }
             #expect(sizes.count == pages.count)
             for (size, page) in zip(sizes, pages) {
-                // Every fixture states 300 ppi.
-                let expected = [Double(page.width) * 72 / 300, Double(page.height) * 72 / 300]
+                // 300 ppi as stated; 96 ppi is not believed, and neither is no resolution: both
+                // 960 x 528 pages lie on A4's long side (841.89 points), not 10 x 5.5 inches.
+                let believed = !page.source.contains("/odd/ppi-")
+                let expected = believed ? [Double(page.width) * 72 / 300, Double(page.height) * 72 / 300] : [841.89, 463.04]
                 #expect(size.count == 2 && zip(size, expected).allSatisfy { abs($0 - $1) < 0.01 }, "\(pdf): \(size), not \(expected)")
             }
         }

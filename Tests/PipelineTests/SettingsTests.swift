@@ -8,12 +8,13 @@ import Testing
 /// that wrote the batches already on disk, so that they still resume.
 @Suite struct SettingsTests {
     /// Every setting away from its default, as `--format html,json,hocr,alto,tsv,txt,pdf,iiif
-    /// --skip-text --pdf-resolution 200 --prepare none --face-size 500` sets them.
+    /// --skip-text --pdf-resolution 200 --pdf-standard none --prepare none --face-size 500` sets them.
     static var changed: AnnotationSettings {
         var settings = AnnotationSettings(formats: Set(OutputFormat.allCases))
         settings.iiif = IIIFOutput()
         settings.skipText = true
         settings.pdfResolution = 200
+        settings.pdfStandard = .none
         settings.prepare = .none
         settings.faceDimension = 500
         return settings
@@ -27,12 +28,24 @@ import Testing
         #expect(Self.changed.fingerprint == "da0faf7adab072d6")
     }
 
+    /// PDF/A, the default, changes the fingerprint of a batch that writes PDFs, whose PDFs it
+    /// changes, and of no other.
+    @Test func pdfAChangesOnlyTheFingerprintOfBatchesWritingPDFs() {
+        var archived = Self.changed
+        archived.pdfStandard = .pdfA2b
+        #expect(archived.fingerprint != Self.changed.fingerprint)
+        var withoutPDF = AnnotationSettings()
+        withoutPDF.pdfStandard = .none
+        #expect(withoutPDF.fingerprint == AnnotationSettings().fingerprint)
+    }
+
     @Test func theSettingsAreWrittenAsBefore() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         #expect(String(decoding: try encoder.encode(AnnotationSettings()), as: UTF8.self) == """
             {"detectFaces":true,"displayDimension":2000,"faceDetector":"cnn","faceDimension":null,"faceModelPath":null,\
-            "formats":["html","json"],"pixelLimit":150000000,"prepare":["orientation","deskew","flatten","scale","reread"],\
+            "formats":["html","json"],"pdfStandard":"pdfa-2b","pixelLimit":150000000,\
+            "prepare":["orientation","deskew","flatten","scale","reread"],\
             "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true}
             """)
         #expect(String(decoding: try encoder.encode(Self.changed), as: UTF8.self) == """
@@ -52,6 +65,7 @@ import Testing
         #expect(settings.faceDetector == .cascade, "before the CNN, faces were found by the cascade")
         #expect(settings.prepare == .none, "before preparation, pages were read as they came")
         #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && !settings.skipText && settings.iiif == nil)
+        #expect(settings.pdfStandard == .none, "before PDF/A, searchable PDFs were plain")
         #expect(settings.formats == [.html, .json] && settings.pixelLimit == 100 && settings.faceDimension == nil)
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(AnnotationSettings.self, from: Data(#"{"detectFaces":true}"#.utf8))

@@ -1,3 +1,4 @@
+import GlossGeometry
 import GlossImaging
 import GlossPreparation
 import GlossTestSupport
@@ -76,6 +77,14 @@ import Testing
                               size: .init(width: 1000, height: 1200))
         #expect(scale.factor == 2)
         #expect(scale.resolution == 300)
+    }
+
+    @Test func aStatedResolutionIsBelievedAsTheSearchablePDFBelievesIt() {
+        for stated in [nil, 0, 72, 96, 99, 100, 150, 300, 4800, 4801] as [Int?] {
+            let scale = TextScale(letters: nil, statedResolution: stated, size: .init(width: 1000, height: 1200))
+            #expect(scale.resolution == StatedResolution.believed(stated) ?? TextScale.assumedResolution, "\(String(describing: stated))")
+        }
+        #expect(StatedResolution.believed(96) == nil && StatedResolution.believed(100) == 100)
     }
 
     @Test func theEnlargementStopsAtThePixelLimit() {

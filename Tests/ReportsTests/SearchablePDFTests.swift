@@ -57,7 +57,7 @@ struct SearchablePDFTests {
         #expect(body.contains("/Subtype /Type3") && body.contains("/ToUnicode"))
         // 600x400 pixels at 150 ppi; a page that could not be read is a blank A4 page.
         #expect(body.contains("/MediaBox [0 0 288 192]"))
-        #expect(body.contains("/MediaBox [0 0 595.28 841.89]"))
+        #expect(body.contains("/MediaBox [0 0 595.276 841.89]"))
     }
 
     @Test func theSameReportGivesTheSameBytes() throws {
@@ -85,14 +85,56 @@ struct SearchablePDFTests {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("odd/cmyk.jpg"))))
         let picture = try #require(PDFPicture.jpeg(bytes, orientation: .up))
         #expect(picture.jpegSize == PixelSize(width: 960, height: 528))
+        #expect(picture.isCMYK)
         var report = SamplePage.report()
         (report.width, report.height) = (960, 528)
-        let pdf = try Self.document([SearchablePDFPage(report: report, picture: picture, resolution: nil)])
+        var plain = SamplePage.context
+        plain.pdfStandard = .none
+        let pixels = PDFPicture(width: 960, height: 528, channels: 3, pixels: [UInt8](repeating: 200, count: 960 * 528 * 3))
+        let page = SearchablePDFPage(report: report, picture: picture, resolution: 300, decodedPicture: pixels)
+        let pdf = try SearchablePDF.render([page], context: plain, title: "cmyk.jpg")
         let text = Self.text(pdf)
         #expect(text.contains("/ColorSpace /DeviceCMYK /BitsPerComponent 8 /Decode [1 0 1 0 1 0 1 0] /Filter /DCTDecode"))
         #expect(Data(pdf).range(of: Data(bytes)) != nil, "the file's bytes, unchanged")
-        // No stated resolution: 300 ppi.
         #expect(text.contains("/MediaBox [0 0 230.4 126.72]"))
+        // PDF/A's sRGB intent allows no CMYK: the decoded pixels are shown, losslessly.
+        let archived = Self.text(try Self.document([page]))
+        #expect(!archived.contains("/DeviceCMYK") && archived.contains("/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode"))
+    }
+
+    @Test func aPDFADocumentCarriesItsMetadataAndOutputIntent() throws {
+        let page = SearchablePDFPage(report: SamplePage.report(), picture: Self.greyPicture(), resolution: 300)
+        let archived = try SearchablePDF.render([page], context: SamplePage.context, title: "scan\u{1}<1>.png")
+        let text = Self.text(archived)
+        #expect(SamplePage.context.pdfStandard == .pdfA2b, "PDF/A-2b is the default")
+        #expect(text.contains("/Type /Metadata /Subtype /XML /Length "))
+        #expect(text.contains("<pdfaid:part>2</pdfaid:part>") && text.contains("<pdfaid:conformance>B</pdfaid:conformance>"))
+        // The title as both the information dictionary and the XMP hold it: the control
+        // character replaced in both, the markup escaped in the XMP.
+        #expect(text.contains("<rdf:li xml:lang=\"x-default\">scan\u{FFFD}&lt;1&gt;.png</rdf:li>"))
+        #expect(text.contains("/Title <FEFF007300630061006EFFFD003C0031003E002E0070006E0067>"))
+        #expect(text.contains("<pdf:Producer>Gloss 0.1.0</pdf:Producer>") && text.contains("/Producer (Gloss 0.1.0)"))
+        #expect(text.contains("/OutputIntents [<< /Type /OutputIntent /S /GTS_PDFA1 /OutputConditionIdentifier (sRGB IEC61966-2.1)"))
+        #expect(text.contains("/N 3 /Filter /FlateDecode /Length "))
+        #expect(PDFArchive.sRGBProfile.count == 6922 && Array(PDFArchive.sRGBProfile[36..<40]) == Array("acsp".utf8))
+        #expect(text.range(of: "/ID \\[<[0-9A-F]{32}> <[0-9A-F]{32}>\\]", options: .regularExpression) != nil)
+
+        var plain = SamplePage.context
+        plain.pdfStandard = .none
+        let bytes = try SearchablePDF.render([page], context: plain, title: "scan.png")
+        let plainText = Self.text(bytes)
+        #expect(!plainText.contains("/Metadata") && !plainText.contains("/OutputIntents") && plainText.contains("/ID [<"))
+        #expect(archived.count - bytes.count < 8_000, "the profile and the XMP: \(archived.count - bytes.count) bytes")
+    }
+
+    @Test func theFileIdentifierComesFromTheFilesBytes() throws {
+        let page = SearchablePDFPage(report: SamplePage.report(), picture: Self.greyPicture(), resolution: 300)
+        func identifier(_ title: String) throws -> String? {
+            let text = Self.text(try SearchablePDF.render([page], context: SamplePage.context, title: title))
+            return text.range(of: "/ID \\[<[0-9A-F]+>", options: .regularExpression).map { String(text[$0]) }
+        }
+        #expect(try identifier("a.png") == identifier("a.png"))
+        #expect(try identifier("a.png") != identifier("b.png"))
     }
 
     @Test func jpegsAPDFReaderMayNotDecodeAreRefused() throws {
@@ -112,11 +154,49 @@ struct SearchablePDFTests {
         #expect(SearchablePDF.placement(of: Self.greyPicture(), width: 200, height: 100) == "200 0 0 100 0 0")
     }
 
-    @Test func pageSizesFollowTheResolutionWithinWhatReadersAccept() {
-        let a4 = SearchablePDF.pageSize(of: PixelSize(width: 2480, height: 3508), resolution: nil)
+    @Test func pageSizesFollowABelievedResolutionWithinWhatReadersAccept() {
+        let a4 = PDFPageSize.of(PixelSize(width: 2480, height: 3508), resolution: 300)
         #expect(abs(a4.width - 595.2) < 0.01 && abs(a4.height - 841.92) < 0.01)
-        #expect(SearchablePDF.pageSize(of: PixelSize(width: 720, height: 360), resolution: 72).width == 720)
-        #expect(SearchablePDF.pageSize(of: PixelSize(width: 1, height: 1), resolution: 300).width == 3)
-        #expect(abs(SearchablePDF.pageSize(of: PixelSize(width: 100_000, height: 10), resolution: 72).width - 14_400) < 0.001)
+        #expect(PDFPageSize.of(PixelSize(width: 1200, height: 600), resolution: 150).width == 576)
+        // A PNG's 300 ppi reads back as 299.9994.
+        #expect(abs(PDFPageSize.of(PixelSize(width: 960, height: 528), resolution: 299.9994).width - 230.4) < 0.001)
+        // A PDF page drawn at 72 ppi is its own size: that resolution is known, not stated.
+        #expect(PDFPageSize.of(PixelSize(width: 720, height: 360), resolution: 72, exact: true).width == 720)
+        #expect(PDFPageSize.of(PixelSize(width: 1, height: 1), resolution: 300).width == 3)
+        #expect(abs(PDFPageSize.of(PixelSize(width: 100_000, height: 10), resolution: 300).width - 14_400) < 0.001)
+    }
+
+    @Test func withoutABelievableResolutionThePageIsA4OrLetterFittedToThePicture() {
+        func size(_ width: Int, _ height: Int, _ resolution: Double?) -> (Double, Double) {
+            let page = PDFPageSize.of(PixelSize(width: width, height: height), resolution: resolution)
+            return ((page.width * 100).rounded() / 100, (page.height * 100).rounded() / 100)
+        }
+        // An A4 scan stating 96 ppi, or 72, or nothing: an A4 page, not 25.8 x 36.5 inches.
+        for stated in [96.0, 72, 96.012, 99.4, nil] {
+            #expect(size(2480, 3508, stated) == (595.18, 841.89), "\(String(describing: stated))")
+        }
+        // A Letter scan (8.5 x 11 at 300 ppi) is Letter; a square photo's page is as wide as
+        // Letter, which it covers more of; a wide one lies on A4's long side.
+        #expect(size(2550, 3300, 96) == (612, 792))
+        #expect(size(1000, 1000, nil) == (612, 612))
+        #expect(size(960, 528, nil) == (841.89, 463.04))
+        #expect(PDFPageSize.fitted(PixelSize(width: 1000, height: 1352)).paper == .letter)
+        #expect(PDFPageSize.fitted(PixelSize(width: 1000, height: 1354)).paper == .a4)
+        #expect(PDFPageSize.fitted(PixelSize(width: 1354, height: 1000)).paper == .a4)
+        // Believed from 100 ppi: the page is its pixels at it.
+        #expect(size(1000, 1000, 99.5) == (723.62, 723.62))
+        #expect(size(1000, 1000, 4800) == (15, 15))
+        #expect(size(1000, 1000, 4801) == (612, 612))
+    }
+
+    @Test func thePDFAndTheReadingBelieveTheSameResolutions() {
+        for stated in [nil, 0, 72, 96, 99, 100, 150, 300, 4800, 4801] as [Int?] {
+            let believed = StatedResolution.believed(stated)
+            #expect(StatedResolution.believed(stated.map(Double.init)) == believed.map(Double.init))
+            let size = PixelSize(width: 1000, height: 1414)
+            let page = PDFPageSize.of(size, resolution: stated.map(Double.init))
+            let expected = believed.map { 72 / Double($0) } ?? PDFPageSize.fitted(size).pointsPerPixel
+            #expect(page.pointsPerPixel == expected, "\(String(describing: stated))")
+        }
     }
 }

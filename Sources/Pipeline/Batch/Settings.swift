@@ -36,6 +36,8 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var pdfResolution = ImageFile.defaultPDFResolution
     /// Keep the text a PDF page already holds instead of reading it again (`--skip-text`).
     public var skipText = false
+    /// What the searchable PDF keeps to (`--pdf-standard`): PDF/A-2b unless asked otherwise.
+    public var pdfStandard = PDFStandard.default
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
     /// dropped text read again (`--prepare`).
     public var prepare = PreparationSteps.auto
@@ -81,6 +83,12 @@ extension AnnotationSettings {
             // did, so their finished pages stay finished.
             Field("pdfResolution", \.pdfResolution, recorded: .omittedAtDefault),
             Field("skipText", \.skipText, recorded: .omittedAtDefault),
+            // Settings from before it wrote plain PDFs, as `none` does. Only a batch that writes
+            // PDF/A fingerprints it: one without PDFs, or with plain ones, fingerprints as before.
+            Field("pdfStandard", \.pdfStandard, recorded: .omittedAt(.none),
+                  fingerprint: .names(standingAs: .none) { settings in
+                      settings.formats.contains(.pdf) && settings.pdfStandard != .none ? ["pdf-standard-" + settings.pdfStandard.rawValue] : []
+                  }),
             // Without preparation a page reads as it did before it existed, and fingerprints so;
             // with it, pages finished by an older Gloss are read again.
             Field("prepare", \.prepare, recorded: .omittedAt(PreparationSteps.none)),
@@ -303,6 +311,6 @@ public let glossVersion = "0.1.0"
 extension AnnotationSettings {
     /// What hOCR and ALTO name as their maker.
     var reportContext: ReportContext {
-        ReportContext(softwareVersion: glossVersion, languages: recognition.languages)
+        ReportContext(softwareVersion: glossVersion, languages: recognition.languages, pdfStandard: pdfStandard)
     }
 }

@@ -50,13 +50,17 @@ extension SearchablePDFPage {
         // The decoder states the resolution of its raster, which is reduced for a huge image;
         // the report's pixels are the file's.
         let resolution = source.decoded.resolution.map { Double($0) * Double(report.width) / Double(raster.width) }
-        var picture = PDFPicture(width: raster.width, height: raster.height, channels: raster.channels, pixels: raster.pixels)
+        let pixels = PDFPicture(width: raster.width, height: raster.height, channels: raster.channels, pixels: raster.pixels)
+        var picture = pixels
         if source.format == .jpeg, !RemoteFetcher.isRemote(report.source),
            let bytes = FileManager.default.contents(atPath: report.source),
            let jpeg = PDFPicture.jpeg(Array(bytes), orientation: source.decoded.orientation),
            jpeg.jpegSize == source.storedSize {
             picture = jpeg
         }
-        self.init(report: report, picture: picture, resolution: resolution)
+        // A PDF page is drawn at the resolution stated: its size comes back exactly. The pixels
+        // stay beside a JPEG for a standard that cannot hold it as it is (CMYK under PDF/A).
+        self.init(report: report, picture: picture, resolution: resolution, resolutionIsExact: source.format == .pdf,
+                  decodedPicture: picture.isCMYK ? pixels : nil)
     }
 }
