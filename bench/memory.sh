@@ -32,14 +32,10 @@ sampled() {
     done
     wait "$timer" || { cat "$work/err"; return 1; }
     read -r seconds kilobytes < <(tail -n 1 "$work/t")
-    printf '%s\n' "${samples[@]}" | awk -v s="$seconds" -v k="$kilobytes" '
-        NF { v[n++] = $1 }
-        END {
-            from = int(n / 10); to = n - int(n / 10); m = 0
-            for (i = from; i < to; i++) w[m++] = v[i]
-            asort(w); steady = m ? w[int((m + 1) / 2)] : 0
-            printf "%s %.0f %.0f\n", s, k / 1024, steady / 1024
-        }'
+    local count=${#samples[@]} steady
+    steady=$(printf '%s\n' "${samples[@]}" | sed -n "$((count / 10 + 1)),$((count - count / 10))p" | grep . | sort -n \
+        | awk '{ v[n++] = $1 } END { print n ? v[int((n - 1) / 2)] : 0 }')
+    awk -v s="$seconds" -v k="$kilobytes" -v m="$steady" 'BEGIN { printf "%s %.0f %.0f\n", s, k / 1024, m / 1024 }'
 }
 
 workers() {
