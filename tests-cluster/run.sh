@@ -8,8 +8,8 @@
 #   3. one array task killed part-way (`scancel --signal=KILL`) once it finished a page, and
 #      requeued (`scontrol requeue`) while the test holds its folder's lock, as an earlier
 #      attempt still running would: the requeued task waits (`--wait`), a run without `--wait`
-#      fails naming the holder, and a second attempt of the same index queued beside it
-#      overlaps it and finds nothing left to read;
+#      fails naming the holder, and a second attempt of the same index (`sbatch --array=K`,
+#      `--shard-count 4`) queued beside it overlaps it;
 #   4. the merged batch equals the single run page by page and row by row in the database, the
 #      pages the killed attempt finished were not read again, and no folder holds a duplicate or
 #      half-written page.
@@ -85,15 +85,16 @@ merge=$(sbatch --parsable --job-name=gloss-merge --dependency=afterok:"$array" -
 say "submitted array $array (0-3) and merge $merge (afterok:$array); task $victim, of $size files, is to be killed"
 
 task=${array}_$victim shard=$out/shard-$victim
-wait_state "$task" 60 RUNNING
+wait_state "$task" 120 RUNNING
 deadline=$(( $(date +%s) + 60 ))
 until [ -s "$shard/gloss.journal" ]; do
     [ "$(state "$task")" = RUNNING ] || fail "task $task is $(state "$task") before it finished a page"
     [ "$(date +%s)" -lt "$deadline" ] || fail "task $task finished no page in 60 s"
     sleep 0.1
 done
-# --batch sends the signal itself to the task's process (gloss, which the script execs): without it Slurm takes KILL as a
-# cancel, and ends the task with SIGTERM first, which Gloss answers by stopping cleanly.
+# --batch sends the signal itself to the task's process (gloss, which the script execs):
+# without it Slurm takes KILL as a cancel, and ends the task with SIGTERM first, which Gloss
+# answers by stopping cleanly.
 scancel --batch --signal=KILL "$task"
 wait_state "$task" 30 'CANCELLED|FAILED'
 finished=$(check snapshot "$shard" "$work/before-kill.json")
@@ -118,10 +119,13 @@ scontrol requeue "$task"
 # attempt's credential; there is no earlier attempt to wait for here, so start it now.
 scontrol update JobId="$task" StartTime=now
 # A second attempt of the same index, queued beside the requeued one: both wait for the lock.
-extra=$(sbatch --parsable --job-name=gloss-again --output="$logs/again.out" \
-    --wrap "echo \"second attempt of shard $victim (job \$SLURM_JOB_ID)\"; '$gloss' annotate '$collection' -o '$shard' --shard $victim/4 --jobs 1 --wait ${options[*]}")
-wait_state "$task" 60 RUNNING
-wait_state "$extra" 60 RUNNING
+# It is submitted as tasks run again are, an array of that index alone (--array=$victim): with
+# --shard-count, its task id is its shard.
+sed 's/--shard auto/--shard auto --shard-count 4/' "$work/annotate.sbatch" >"$work/again.sbatch"
+extra=$(sbatch --parsable --job-name=gloss-again --array="$victim" --output="$logs/again.out" "$work/again.sbatch")
+extra=${extra}_$victim
+wait_state "$task" 120 RUNNING
+wait_state "$extra" 120 RUNNING
 sleep 2
 [ "$(state "$task")" = RUNNING ] || fail "the requeued task did not wait for the lock: it is $(state "$task")"
 now=$(check snapshot "$shard" /dev/null)

@@ -57,9 +57,10 @@ struct FolderSafetyTests {
     /// waits for the first and then has the folder; stopped while it waits, it says so.
     @Test func aWaitingAttemptGetsTheFolderWhenTheFirstLetsGoAndSaysSoWhenStoppedBefore() async throws {
         let scratch = try ScratchFolder()
-        var first: FolderLock? = try await FolderLock.acquire(scratch.path)
-        await #expect(throws: FolderLockError.self) { _ = try await FolderLock.acquire(scratch.path) }
-        let stopped = Task { try await FolderLock.acquire(scratch.path, waiting: true) }
+        let folder = scratch.path
+        var first: FolderLock? = try await FolderLock.acquire(folder)
+        await #expect(throws: FolderLockError.self) { _ = try await FolderLock.acquire(folder) }
+        let stopped = Task { try await FolderLock.acquire(folder, waiting: true) }
         stopped.cancel()
         do {
             _ = try await stopped.value
@@ -68,11 +69,11 @@ struct FolderSafetyTests {
             #expect(error.stoppedWaiting && error.holder == getpid())
             #expect(error.description.hasSuffix("stopped while waiting for another gloss (pid \(getpid())), which is writing this folder; nothing was read"))
         }
-        let second = Task { try await FolderLock.acquire(scratch.path, waiting: true) }
-        #expect(first != nil && FolderLock.isHeld(scratch.path))
+        let second = Task { try await FolderLock.acquire(folder, waiting: true) }
+        #expect(first != nil && FolderLock.isHeld(folder))
         first = nil
         let taken = try await second.value
-        #expect(FolderLock.isHeld(scratch.path))
+        #expect(FolderLock.isHeld(folder))
         withExtendedLifetime(taken) {}
     }
 
