@@ -13,11 +13,15 @@ STRICT = -Xswiftc -warnings-as-errors
 # for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
 # checks the IIIF output, and pikepdf, which checks the PDF/A structure of the searchable PDFs;
 # icc-profiles-free, whose sRGB.icc Gloss compiles in as PDF/A's OutputIntent (the test checks
-# the copy in Sources/Reports/Profiles is still Debian's).
+# the copy in Sources/Reports/Profiles is still Debian's); slurm-wlm and munge for the cluster
+# test (make test-cluster runs slurmctld, slurmd and munged itself, on one node); mmdebstrap
+# for the image test (make test-image builds the container's filesystem from Debian's
+# packages, no registry needed).
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free
+	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free \
+	slurm-wlm munge mmdebstrap
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
@@ -29,7 +33,7 @@ PPOCR_PYTHON = onnx==1.23.2 onnxruntime==1.32.0 numpy==2.4.6 rapidocr==3.10.0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build test screenshots test-sanitize bench bench-neural bench-faces face-data fuzz fixtures install uninstall clean
+.PHONY: setup build test test-cluster test-image screenshots test-sanitize bench bench-neural bench-faces face-data fuzz fixtures install uninstall clean
 
 setup:
 	$(SUDO) apt-get update -qq
@@ -60,6 +64,20 @@ test:
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
 	$(VENV)/bin/python3 tests-pdf/check_pdfa.py --gloss "$(BIN)/gloss" --artifacts .build/pdf-test
+
+# Shards on a real Slurm cluster of one node (tests-cluster/run.sh): about 2 minutes on two
+# cores. It uses the gloss that make test built (the same build command, so nothing is
+# compiled again after it), or the one GLOSS names.
+test-cluster:
+	$(if $(GLOSS),,$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing $(STRICT))
+	GLOSS="$(or $(GLOSS),$(BIN)/gloss)" tests-cluster/run.sh
+
+# The Containerfile's runtime filesystem built with mmdebstrap from Debian's packages into
+# .build/image-root, and gloss run inside it with chroot (tests-image/run.sh). Not in CI: the
+# packages' download and unpacking took 5m37s here, past what CI has to spare.
+test-image:
+	$(if $(GLOSS),,$(SWIFT) build -c release --product gloss $(STRICT))
+	GLOSS="$(or $(GLOSS),$(BIN)/gloss)" tests-image/run.sh
 
 # The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png).
 screenshots: build

@@ -6,13 +6,81 @@
 # PNG header of 1000x1000 (refused from its size and header, before it is read), and a
 # 12000x12000 page (144 megapixels, under the default limit) as lossless and lossy WebP, G4 and
 # deflate TIFF and GIF, and a lossless WebP of 6000x6000 (libwebp holds lossless images whole); then the
-# largest pages held whole, the worst case per page.
-#   bench/memory.sh
+# largest pages held whole, the worst case per page. Last, what a cluster task needs (the
+# requests in docs/clusters.md): for --jobs 1, 2 and 4, the memory of a batch of ordinary A4
+# pages held steady (the median of /proc/PID/status VmRSS sampled every 0.1 s while pages are
+# read), its peak (GNU time %M), and the peak of as many of the largest pages held whole
+# read at once, one a worker.
+#   bench/memory.sh            everything (about 10 minutes on two cores)
+#   bench/memory.sh workers    only the last part
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gloss="$(swift build -c release --show-bin-path)/gloss"
+gloss=${GLOSS:-"$(swift build -c release --show-bin-path)/gloss"}
+
+# Runs gloss with the arguments given, sampling its resident memory; prints
+# "seconds peak-MB steady-MB": GNU time's peak, and the median of the samples taken after the
+# first tenth of the run (the engines loaded) and before the last tenth (the records written).
+sampled() {
+    /usr/bin/time -f "%e %M" -o "$work/t" "$gloss" "$@" >/dev/null 2>"$work/err" &
+    local timer=$! pid="" samples=()
+    while [ -z "$pid" ] && kill -0 "$timer" 2>/dev/null; do pid=$(pgrep -P "$timer" || true); sleep 0.01; done
+    while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
+        samples+=("$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)")
+        sleep 0.1
+    done
+    wait "$timer" || { cat "$work/err"; return 1; }
+    read -r seconds kilobytes < <(tail -n 1 "$work/t")
+    local count=${#samples[@]} steady
+    steady=$(printf '%s\n' "${samples[@]}" | sed -n "$((count / 10 + 1)),$((count - count / 10))p" | grep . | sort -n \
+        | awk '{ v[n++] = $1 } END { print n ? v[int((n - 1) / 2)] : 0 }')
+    awk -v s="$seconds" -v k="$kilobytes" -v m="$steady" 'BEGIN { printf "%s %.0f %.0f\n", s, k / 1024, m / 1024 }'
+}
+
+workers() {
+    /usr/bin/python3 - "$work" <<'PY'
+import os, sys
+from PIL import Image, ImageDraw, ImageFont
+work = sys.argv[1]
+os.makedirs(work + "/a4", exist_ok=True)
+font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 34)
+for number in range(16):
+    page = Image.new("L", (1654, 2339), 255)
+    draw = ImageDraw.Draw(page)
+    for line in range(40):
+        draw.text((150, 150 + line * 52), "Register %d line %d: the harbour ledger of cargo and tolls" % (number, line), font=font, fill=0)
+    page.save(work + "/a4/page-%02d.png" % number, dpi=(200, 200))
+# The largest page held whole (just under the 100 megapixels above which a page is reduced as
+# it is read), in colour at 600 ppi as archives scan maps and plates, four copies: one a worker
+# at --jobs 4.
+big = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 150)
+page = Image.new("RGB", (9900, 9900), (250, 245, 235))
+draw = ImageDraw.Draw(page)
+for y in range(0, 9900, 600):
+    draw.text((400, y + 150), "Harbour map sheet %d" % y, font=big, fill=(20, 30, 120))
+os.makedirs(work + "/large", exist_ok=True)
+page.save(work + "/large/sheet-0.png", dpi=(600, 600))
+for copy in range(1, 4):
+    os.link(work + "/large/sheet-0.png", work + "/large/sheet-%d.png" % copy)
+PY
+    echo "a cluster task: 16 A4 pages (1654x2339, 200 ppi, 40 lines each), then N colour pages of 9900x9900 read at once"
+    echo "  jobs  A4: seconds  peak  steady (MB)   largest pages: seconds  peak (MB)"
+    local jobs
+    for jobs in 1 2 4; do
+        rm -rf "$work/out"
+        read -r seconds peak steady < <(sampled annotate "$work/a4" -o "$work/out" --jobs "$jobs" --quiet)
+        mkdir -p "$work/one"; rm -rf "$work/one"/* "$work/out"
+        for copy in $(seq 0 $((jobs - 1))); do ln "$work/large/sheet-$copy.png" "$work/one/"; done
+        read -r large_seconds large_peak _ < <(sampled annotate "$work/one" -o "$work/out" --jobs "$jobs" --quiet)
+        printf '  %4s  %11s  %4s  %6s          %14s  %9s\n' "$jobs" "$seconds" "$peak" "$steady" "$large_seconds" "$large_peak"
+    done
+}
+
+if [ "${1:-}" = workers ]; then
+    workers
+    exit 0
+fi
 /usr/bin/python3 - "$work/map.png" <<'PY'
 import sys
 from PIL import Image, ImageDraw, ImageFont
@@ -72,3 +140,5 @@ for name in sparse.png lossless.webp lossy.webp lossless-6000.webp g4.tif deflat
     awk -v n="$name ($(du -k --apparent-size "$work/$name" | cut -f1) KB)" -v s="$seconds" -v k="$kilobytes" -v o="$outcome" \
         'BEGIN { printf "  %-28s %6s s, peak RSS %5.0f MB, %s\n", n, s, k / 1024, o }'
 done
+
+workers

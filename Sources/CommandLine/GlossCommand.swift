@@ -201,7 +201,8 @@ public enum GlossCommand {
 
     static let annotateOptions: [OptionSpec] = [
         .option("output", short: "o", value: "DIR", "where to write the report (required)"),
-        .option("jobs", short: "j", value: "N", "pages read at once, one engine each",
+        .option("jobs", short: "j", value: "N", "pages read at once, one engine each; a worker takes about 55 MB"
+                + " beside 55 MB for the process, several times that while it reads a 100-megapixel page (docs/clusters.md)",
                 default: "\(Annotator().jobs), the number of cores"),
     ] + faceOptions + [
         .list("format", short: "f", value: "LIST", of: OutputFormat.allCases.map(\.rawValue) + [iiifFormatName],

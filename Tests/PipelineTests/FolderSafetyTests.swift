@@ -53,6 +53,30 @@ struct FolderSafetyTests {
         #expect(try BatchIndex(folder: output, create: false).pages().count == 4)
     }
 
+    /// Two attempts of one shard overlapping (a requeued Slurm task, a replaced pod): the second
+    /// waits for the first and then has the folder; stopped while it waits, it says so.
+    @Test func aWaitingAttemptGetsTheFolderWhenTheFirstLetsGoAndSaysSoWhenStoppedBefore() async throws {
+        let scratch = try ScratchFolder()
+        let folder = scratch.path
+        var first: FolderLock? = try await FolderLock.acquire(folder)
+        await #expect(throws: FolderLockError.self) { _ = try await FolderLock.acquire(folder) }
+        let stopped = Task { try await FolderLock.acquire(folder, waiting: true) }
+        stopped.cancel()
+        do {
+            _ = try await stopped.value
+            Issue.record("a cancelled wait took a held lock")
+        } catch let error as FolderLockError {
+            #expect(error.stoppedWaiting && error.holder == getpid())
+            #expect(error.description.hasSuffix("stopped while waiting for another gloss (pid \(getpid())), which is writing this folder; nothing was read"))
+        }
+        let second = Task { try await FolderLock.acquire(folder, waiting: true) }
+        #expect(first != nil && FolderLock.isHeld(folder))
+        first = nil
+        let taken = try await second.value
+        #expect(FolderLock.isHeld(folder))
+        withExtendedLifetime(taken) {}
+    }
+
     @Test func aRunKilledWhileHoldingTheFolderLeavesNoStaleLock() throws {
         let scratch = try ScratchFolder()
         let output = scratch.path + "/out"

@@ -95,6 +95,8 @@ struct IndexedBatchTests {
         #expect(try Self.contents(of: merged) == Self.contents(of: scratch.path + "/whole"))
         let mergedManifest = try BatchTests.manifest(merged)
         #expect(mergedManifest.pages.map(\.id) == wholeManifest.pages.map(\.id), "the manifest keeps input order")
+        #expect(mergedManifest.pages == wholeManifest.pages, "every entry whole, its review flag too")
+        #expect(wholeManifest.pages.allSatisfy { $0.suspect != nil }, "the pages were measured for review")
         for query in ["staff", "\"new engineers\"", "qu*", "the NOT page", "oranges OR march"] {
             let one = try Self.search(scratch.path + "/whole", query).results, both = try Self.search(merged, query).results
             #expect(one.map(\.source) == both.map(\.source) && one.map(\.page) == both.map(\.page), "\(query)")

@@ -95,7 +95,15 @@ public enum BatchMerge {
         } catch {
             throw MergeError(folder: layout.folder, reason: "the recorded settings are not this Gloss's: \(error)")
         }
-        let pages = try merged.pages().map(ManifestEntry.init)
+        // The review flag is the manifest's alone (the index does not hold it): taken from the
+        // batch merged into, then each shard in turn, as their pages are.
+        var suspect: [String: Bool] = existing?.suspect ?? [:]
+        for shard in shards { suspect.merge(shard.suspect) { _, theirs in theirs } }
+        let pages = try merged.pages().map { page in
+            var entry = ManifestEntry(page)
+            entry.suspect = suspect[entry.id]
+            return entry
+        }
         // The count reported is the count merged: every page of every shard, once.
         guard Set(pages.map(\.id)) == expected else {
             throw MergeError(folder: layout.folder, reason: "the merged index holds \(pages.count) pages where \(expected.count) were expected")
@@ -118,6 +126,8 @@ public enum BatchMerge {
         var listed: [BatchIndex.ListedPage]
         /// The files its pages list, checked: all that is taken from its `pages/`.
         var files: ShardFiles
+        /// Each page's review flag (`ManifestEntry.suspect`), by page id, from its manifest.
+        var suspect: [String: Bool]
 
         init(checking folder: String) throws {
             self.folder = folder
@@ -138,6 +148,7 @@ public enum BatchMerge {
             }
             files = try ShardFiles(of: listed, in: folder)
             try checkAgreement(of: manifest, with: listed, in: folder)
+            suspect = manifest.suspectByID
         }
     }
 
@@ -164,6 +175,8 @@ public enum BatchMerge {
         var pageNames: Set<String>
         var listed: [BatchIndex.ListedPage]
         var files: ShardFiles
+        /// Review flags from its manifest, when it has one that reads.
+        var suspect: [String: Bool]
     }
 
     /// A batch already in `output`, or nil when it holds none; refuses a folder holding
@@ -183,8 +196,9 @@ public enum BatchMerge {
         do {
             let index = try BatchIndex(folder: output, create: false)
             let pageNames = try index.verifiedPageNames(), listed = try index.listedPages()
+            let suspect = (try? readManifest(of: output))?.suspectByID ?? [:]
             return ExistingBatch(folder: output, index: index, pageNames: pageNames, listed: listed,
-                                 files: try ShardFiles(of: listed, in: output))
+                                 files: try ShardFiles(of: listed, in: output), suspect: suspect)
         } catch let error as MergeError {
             throw error
         } catch {
@@ -233,6 +247,13 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
     public var folder: String
     public var reason: String
     public var description: String { "\(folder): cannot merge: \(reason)" }
+}
+
+extension BatchManifest {
+    /// The review flag of each page that has one, by page id.
+    var suspectByID: [String: Bool] {
+        Dictionary(pages.compactMap { entry in entry.suspect.map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
+    }
 }
 
 extension ManifestEntry {

@@ -19,12 +19,17 @@ public final class FolderLock: Sendable {
 
     /// Takes the lock on `folder`, which must exist. When another process holds it, throws
     /// `FolderLockError` naming that process, or, `waiting`, tries again every 200 ms until it
-    /// is free or the task is cancelled.
+    /// is free, or the task is cancelled (a scheduler stopping a task that waits behind an
+    /// earlier attempt of it): then the error says so.
     public static func acquire(_ folder: String, waiting: Bool = false) async throws -> FolderLock {
         while true {
             if let lock = try FolderLock(folder: folder) { return lock }
             guard waiting else { throw FolderLockError(folder: folder, holder: holder(of: folder)) }
-            try await Task.sleep(for: .milliseconds(200))
+            do {
+                try await Task.sleep(for: .milliseconds(200))
+            } catch {
+                throw FolderLockError(folder: folder, holder: holder(of: folder), stoppedWaiting: true)
+            }
         }
     }
 
@@ -84,9 +89,12 @@ public struct FolderLockError: Error, Sendable, CustomStringConvertible {
     public var folder: String
     /// The process holding the lock, as it wrote itself into the lock file.
     public var holder: Int32?
+    /// Whether this run waited for the folder (`--wait`) and was stopped before it was free.
+    public var stoppedWaiting = false
 
     public var description: String {
         let who = holder.map { "another gloss (pid \($0))" } ?? "another gloss"
+        if stoppedWaiting { return "\(folder): stopped while waiting for \(who), which is writing this folder; nothing was read" }
         return "\(folder): \(who) is writing this folder; let it finish, or pass --wait to wait for it"
     }
 }

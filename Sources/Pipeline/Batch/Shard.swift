@@ -28,8 +28,13 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// The shard a scheduler gave this process: a Kubernetes Indexed Job's
     /// `JOB_COMPLETION_INDEX` (with `count` from `--shard-count`), or a Slurm job array's
-    /// `SLURM_ARRAY_TASK_ID` and `SLURM_ARRAY_TASK_COUNT` (arrays may start at any number;
-    /// `SLURM_ARRAY_TASK_MIN` is taken off).
+    /// `SLURM_ARRAY_TASK_ID`.
+    ///
+    /// Under Slurm with `count` given, the task id is the shard index, whichever tasks of the
+    /// array were submitted: `sbatch --array=2,5` run again reads shards 2 and 5. Without it, the
+    /// array is the collection's shards: `SLURM_ARRAY_TASK_COUNT` of them, numbered from
+    /// `SLURM_ARRAY_TASK_MIN` (an array may start at 1); an array that is not a whole range (a
+    /// list, a step) could be some of the shards only, and is refused rather than read as all.
     public init(environment: [String: String], count: Int?) throws(ShardError) {
         if let value = environment["JOB_COMPLETION_INDEX"] {
             guard let index = Int(value) else { throw ShardError("JOB_COMPLETION_INDEX is '\(value)', not a number") }
@@ -37,9 +42,22 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             try self.init(index: index, count: count)
         } else if let value = environment["SLURM_ARRAY_TASK_ID"] {
             guard let id = Int(value) else { throw ShardError("SLURM_ARRAY_TASK_ID is '\(value)', not a number") }
-            let minimum = environment["SLURM_ARRAY_TASK_MIN"].flatMap { Int($0) } ?? 0
-            guard let total = count ?? environment["SLURM_ARRAY_TASK_COUNT"].flatMap({ Int($0) }) else {
+            if let count {
+                guard (0..<count).contains(id) else {
+                    throw ShardError("SLURM_ARRAY_TASK_ID is \(id), not one of 0...\(count - 1): with --shard-count,"
+                                     + " the array's task ids are the shard numbers, from 0")
+                }
+                try self.init(index: id, count: count)
+                return
+            }
+            let number = { (name: String) in environment[name].flatMap { Int($0) } }
+            guard let total = number("SLURM_ARRAY_TASK_COUNT") else {
                 throw ShardError("SLURM_ARRAY_TASK_COUNT is not set: give the number of shards with --shard-count")
+            }
+            let minimum = number("SLURM_ARRAY_TASK_MIN") ?? 0
+            if let maximum = number("SLURM_ARRAY_TASK_MAX"), maximum - minimum + 1 != total {
+                throw ShardError("the job array (tasks \(minimum) to \(maximum), \(total) of them) is not a whole range of"
+                                 + " shards: give the number of shards with --shard-count, and the task ids are the shard numbers")
             }
             try self.init(index: id - minimum, count: total)
         } else {
