@@ -28,6 +28,7 @@ public enum GlossCommand {
             case "faces": return try await faces(words)
             case "search": return try await search(words)
             case "merge": return try await merge(words)
+            case "correct": return try await correct(words)
             case "-h", "--help", "help":
                 print(overview, terminator: "")
                 return 0
@@ -39,12 +40,15 @@ public enum GlossCommand {
             }
         } catch let error as UsageError {
             printError("gloss: \(error)",
-                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge"].contains(command) ? command + " " : "")--help' for usage.")
+                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge", "correct"].contains(command) ? command + " " : "")--help' for usage.")
             return 2
         } catch let error as MissingInputError {
             printError("gloss: \(error)", "Run 'gloss \(command) --help' for usage.")
             return 2
         } catch let error as FolderLockError {
+            printError("gloss: \(error)")
+            return 2
+        } catch let error as CorrectionError {
             printError("gloss: \(error)")
             return 2
         } catch let error as ForeignFolderError {
@@ -82,6 +86,7 @@ public enum GlossCommand {
           faces IMAGE                Print one page's JSON with its faces (boxes, eyes, mouth)
           search DIR QUERY...        Search the text of a batch (words, "phrases", prefix*, OR, NOT)
           merge SHARD... -o DIR      Merge batches run as shards (annotate --shard K/N) into one
+          correct DIR FILE           Apply a file of reviewers' corrections to a batch
 
         Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
 
@@ -214,6 +219,7 @@ public enum GlossCommand {
         .option("fetch-timeout", value: "SECONDS", "give up downloading an http(s) input after this long",
                 default: secondsText(RemoteFetchOptions().totalTimeout)),
         .flag("force", "recompute pages an earlier run into DIR already finished"),
+        .flag("discard-corrections", "pages read again lose their reviewers' corrections (kept in DIR/gloss.corrections)"),
         .flag("wait", "when another gloss run is writing DIR, wait for it rather than stop"),
         .flag("prune", "remove from DIR the pages of earlier inputs this run does not name (kept by default)"),
         .option("shard", value: "K/N", "read only shard K of N (from 0) of the inputs; 'auto' asks Kubernetes or Slurm"),
@@ -265,6 +271,7 @@ public enum GlossCommand {
             annotator.fetching.maximumBytes = size
         }
         annotator.prunes = arguments.has("prune")
+        annotator.discardsCorrections = arguments.has("discard-corrections")
 
         let (updates, continuation) = AsyncStream.makeStream(of: ProgressUpdate.self)
         let (events, eventSink) = AsyncStream.makeStream(of: BatchEvent.self)

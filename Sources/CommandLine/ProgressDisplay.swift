@@ -74,6 +74,13 @@ final class ProgressDisplay {
             error("gloss: \(folder) holds a Gloss batch; its files are outputs, not read as inputs")
         case .indexRebuilt(let path, let problem, let pages):
             error("gloss: \(path) was damaged (\(problem)); rebuilt it from \(BatchSummary.count(pages, "page JSON file"))")
+        case .correctionsApplied(let source, let pageIndex, _, let unmatched):
+            // Said even with --quiet: a reviewer's work no longer shows on the page.
+            for correction in unmatched {
+                let words = (correction.old.isEmpty ? correction.new : correction.old).map { "'\($0.text)' at \($0.box)" }
+                error("gloss: \(Self.name(source, pageIndex)): a \(correction.kind.rawValue) by \(correction.by) (\(correction.at)) "
+                      + "no longer matches the page as read: " + words.joined(separator: ", "))
+            }
         case .pruned(let pages):
             // Said even with --quiet: files went.
             error("gloss: pruned \(BatchSummary.count(pages, "page")) of inputs no longer named")

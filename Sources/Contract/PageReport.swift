@@ -16,12 +16,21 @@ public struct PageReport: Codable, Sendable, Equatable {
         public var box: PixelRect
         /// Index into `lines` of the line holding the word.
         public var line: Int
+        /// Who corrected the word and when ([corrections](corrections.md)); nil for a word as
+        /// its reader read it. In JSON: `corrected: true`, `correctedBy`, `correctedAt`, present
+        /// only on corrected words.
+        public var correction: Attribution?
 
-        public init(text: String, confidence: Double, box: PixelRect, line: Int) {
+        public init(text: String, confidence: Double, box: PixelRect, line: Int, correction: Attribution? = nil) {
             self.text = text
             self.confidence = confidence
             self.box = box
             self.line = line
+            self.correction = correction
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case text, confidence, box, line, corrected, correctedBy, correctedAt
         }
 
         /// Reads pages written before words named their line: those all belong to line 0.
@@ -31,6 +40,23 @@ public struct PageReport: Codable, Sendable, Equatable {
             confidence = try container.decode(Double.self, forKey: .confidence)
             box = try container.decode(PixelRect.self, forKey: .box)
             line = try container.decodeIfPresent(Int.self, forKey: .line) ?? 0
+            if try container.decodeIfPresent(Bool.self, forKey: .corrected) == true {
+                correction = Attribution(by: try container.decodeIfPresent(String.self, forKey: .correctedBy) ?? "",
+                                         at: try container.decodeIfPresent(String.self, forKey: .correctedAt) ?? "")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(text, forKey: .text)
+            try container.encode(confidence, forKey: .confidence)
+            try container.encode(box, forKey: .box)
+            try container.encode(line, forKey: .line)
+            if let correction {
+                try container.encode(true, forKey: .corrected)
+                try container.encode(correction.by, forKey: .correctedBy)
+                try container.encode(correction.at, forKey: .correctedAt)
+            }
         }
     }
 
@@ -130,6 +156,8 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// What was done to the page before its text was read; nil when nothing was tried
     /// (`--prepare none`, older reports).
     public var preparation: PagePreparation?
+    /// Who marked the page reviewed, and when; nil while nobody has ([corrections](corrections.md)).
+    public var reviewed: Attribution?
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
@@ -208,7 +236,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
-        case timeline, regions, existingText, review, preparation
+        case timeline, regions, existingText, review, preparation, reviewed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -231,6 +259,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         existingText = try container.decodeIfPresent(String.self, forKey: .existingText)
         review = try container.decodeIfPresent(PageReview.self, forKey: .review)
         preparation = try container.decodeIfPresent(PagePreparation.self, forKey: .preparation)
+        reviewed = try container.decodeIfPresent(Attribution.self, forKey: .reviewed)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -255,6 +284,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encodeIfPresent(existingText, forKey: .existingText)
         try container.encodeIfPresent(review, forKey: .review)
         try container.encodeIfPresent(preparation, forKey: .preparation)
+        try container.encodeIfPresent(reviewed, forKey: .reviewed)
     }
 }
 

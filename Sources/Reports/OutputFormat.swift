@@ -8,7 +8,7 @@ import Foundation
 /// exhaustive, so adding a format (a case here and a type that writes it) is refused by the
 /// compiler until each place says what it does with it.
 public enum OutputFormat: String, CaseIterable, Sendable, Codable {
-    case html, json, hocr, alto, tsv, txt, pdf
+    case html, json, hocr, alto, tsv, txt, page, pdf
 
     /// How a format's files are made.
     enum Writer {
@@ -29,6 +29,7 @@ public enum OutputFormat: String, CaseIterable, Sendable, Codable {
         case .alto: .pages(ALTODocument.self)
         case .tsv: .page(TSVDocument.self)
         case .txt: .page(PlainText.self)
+        case .page: .page(PAGEDocument.self)
         case .pdf: .picture
         }
     }
@@ -39,6 +40,7 @@ public enum OutputFormat: String, CaseIterable, Sendable, Codable {
         switch self {
         case .html, .json, .hocr, .tsv, .txt, .pdf: rawValue
         case .alto: "alto.xml"
+        case .page: "page.xml"
         }
     }
 
@@ -51,6 +53,7 @@ public enum OutputFormat: String, CaseIterable, Sendable, Codable {
         case .alto: "ALTO XML"
         case .tsv: "TSV"
         case .txt: "Plain text"
+        case .page: "PAGE XML"
         case .pdf: "Searchable PDF"
         }
     }
@@ -116,12 +119,17 @@ public struct ReportContext: Sendable, Equatable {
     public var languages: [String]
     /// What the searchable PDF keeps to (`--pdf-standard`).
     public var pdfStandard: PDFStandard
+    /// When the documents are written, which PAGE XML records (`Created`); nil leaves it to the
+    /// renderer's fixed stand-in (the Unix epoch), so the same report gives the same bytes.
+    public var date: Date?
 
-    public init(softwareName: String = "Gloss", softwareVersion: String, languages: [String], pdfStandard: PDFStandard = .default) {
+    public init(softwareName: String = "Gloss", softwareVersion: String, languages: [String], pdfStandard: PDFStandard = .default,
+                date: Date? = nil) {
         self.softwareName = softwareName
         self.softwareVersion = softwareVersion
         self.languages = languages
         self.pdfStandard = pdfStandard
+        self.date = date
     }
 }
 

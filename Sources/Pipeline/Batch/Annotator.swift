@@ -30,6 +30,9 @@ public enum BatchEvent: Sendable {
     /// A run with `--prune` removed the pages (files, manifest entries, database rows) of
     /// inputs it no longer names.
     case pruned(pages: Int)
+    /// A page read again had its reviewers' corrections applied on top: `applied` of them, and
+    /// `unmatched` no longer match it (their words are not where they were).
+    case correctionsApplied(source: String, pageIndex: Int, applied: Int, unmatched: [Correction])
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is
@@ -67,6 +70,10 @@ public struct Annotator: Sendable {
     /// program adds one of its own. Their names join the settings fingerprint, so pages read
     /// without them are read again.
     public var additionalAnalyzers: [any Analyzer] = []
+    /// Read pages again without the corrections reviewers made to them (`--discard-corrections`).
+    /// By default a page read again has them applied on top; discarded, they stay in the
+    /// journal, marked so that no later run applies them.
+    public var discardsCorrections = false
 
     public init(settings: AnnotationSettings = AnnotationSettings(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 pageTimeout: Duration? = nil, force: Bool = false, pixelsInFlight: Int = 300_000_000,
@@ -149,7 +156,8 @@ public struct Annotator: Sendable {
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
                                          fileCount: files.count, earlier: earlierPages, events: events)
         let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
-                             recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
+                             recorder: recorder, budget: PixelBudget(limit: pixelsInFlight),
+                             corrections: try CorrectionReplay(folder: folder, discard: discardsCorrections))
         events?.yield(.started(files: files.count))
 
         // As many files open at once as there are workers; their pages share the workers.

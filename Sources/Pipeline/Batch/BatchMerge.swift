@@ -110,11 +110,32 @@ public enum BatchMerge {
         }
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages)
         try AtomicFile.write(try JSONOutput.encode(manifest), to: layout.manifestPath)
+        try mergeCorrections(into: layout.folder, from: (existing.map { [($0.folder, $0.pageNames)] } ?? [])
+                                + shards.map { ($0.folder, $0.pageNames) })
         try BatchReport.writeAssets(into: layout)
         try BatchReport.writeSharedData(of: pages, searching: merged.searchablePages(), into: layout)
         try BatchReport.writeIIIF(of: pages, settings: settings, into: layout, label: name)
         try BatchReport.writeIndex(of: pages, into: layout)
         return manifest
+    }
+
+    /// The journals of corrections of the batch merged into and of the shards, as one: each
+    /// correction once (merging a shard again adds none), in the order the folders are given,
+    /// and of each folder only the corrections of pages it holds (a shard is not trusted).
+    private static func mergeCorrections(into folder: String, from sources: [(folder: String, pages: Set<String>)]) throws {
+        var seen = Set<[UInt8]>(), lines: [UInt8] = []
+        for source in sources {
+            let corrections: [Correction]
+            do { corrections = try CorrectionJournal.read(in: source.folder) } catch {
+                throw MergeError(folder: source.folder, reason: String(describing: error))
+            }
+            for correction in corrections where source.pages.contains(correction.page) {
+                let line = try JSONOutput.encode(correction, pretty: false) + [UInt8(ascii: "\n")]
+                if seen.insert(line).inserted { lines += line }
+            }
+        }
+        guard !lines.isEmpty else { return }
+        try AtomicFile.write(lines, to: CorrectionJournal.path(in: folder))
     }
 
     /// A shard, checked: nothing is merged from it unless all of this holds.
@@ -183,7 +204,8 @@ public enum BatchMerge {
     /// anything but a batch's files, since the merged batch replaces the folder whole.
     private static func existingBatch(in output: String) throws -> ExistingBatch? {
         let batchFiles: Set<String> = [
-            "gloss.json", "gloss.journal", BatchIndex.fileName, BatchIndex.fileName + "-wal", BatchIndex.fileName + "-shm",
+            "gloss.json", "gloss.journal", CorrectionJournal.fileName, BatchIndex.fileName, BatchIndex.fileName + "-wal",
+            BatchIndex.fileName + "-shm",
             FolderLock.fileName, "index.html", "pages", "data", "assets", IIIFPresentation.folder,
         ]
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []

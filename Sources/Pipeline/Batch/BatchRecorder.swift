@@ -113,6 +113,9 @@ actor BatchRecorder {
         return nil
     }
 
+    /// Tells the batch's watcher something that is not a page's start or end.
+    func note(_ event: BatchEvent) { events?.yield(event) }
+
     func start(_ key: PageKey) {
         events?.yield(.pageStarted(source: key.source, pageIndex: key.pageIndex))
     }

@@ -20,6 +20,9 @@ public struct BatchTally: Sendable, Equatable {
     public var faces = 0
     /// Pages whose review flag is raised (`PageReview.suspect`).
     public var suspect = 0
+    /// Corrections applied again to pages read again, and those that no longer match their page.
+    public var correctionsKept = 0
+    public var correctionsUnmatched = 0
 
     public init() {}
 
@@ -37,6 +40,9 @@ public struct BatchTally: Sendable, Equatable {
         case .pageSkipped(let entry):
             skipped += 1
             add(entry)
+        case .correctionsApplied(_, _, let applied, let unmatched):
+            correctionsKept += applied
+            correctionsUnmatched += unmatched.count
         case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt, .pruned: break
         }
     }
@@ -78,6 +84,10 @@ public struct BatchSummary: Sendable {
     public var lines: [String] {
         var found = [Self.count(tally.words, "word"), Self.count(tally.faces, "face")].joined(separator: ", ")
         if tally.suspect > 0 { found += "; " + Self.count(tally.suspect, "page") + " to review (ink without words)" }
+        if tally.correctionsKept + tally.correctionsUnmatched > 0 {
+            found += "; " + Self.count(tally.correctionsKept, "correction") + " kept"
+            if tally.correctionsUnmatched > 0 { found += ", \(tally.correctionsUnmatched) no longer matching (listed above)" }
+        }
         let next = "open \((folder as NSString).appendingPathComponent("index.html")), "
             + "or search: gloss search \(Self.shellWord(folder)) WORD"
         return ["done in \(Self.format(elapsed)): " + counts, found, next]

@@ -311,6 +311,6 @@ public let glossVersion = "0.1.0"
 extension AnnotationSettings {
     /// What hOCR and ALTO name as their maker.
     var reportContext: ReportContext {
-        ReportContext(softwareVersion: glossVersion, languages: recognition.languages, pdfStandard: pdfStandard)
+        ReportContext(softwareVersion: glossVersion, languages: recognition.languages, pdfStandard: pdfStandard, date: Date())
     }
 }

@@ -38,6 +38,8 @@ struct PageGraph: Sendable {
         var outputs: [String: String] = [:]
         /// The stage a page that did not finish was stopped in.
         var stoppedIn: Stage?
+        /// Of the page's corrections applied again, how many applied, and those that no longer match it.
+        var corrections: (applied: Int, unmatched: [Correction]) = (0, [])
     }
 
     /// An input opened: its pages' headers read, its bytes hashed.
@@ -108,7 +110,8 @@ struct PageGraph: Sendable {
                 clock = nil
                 group.addTask {
                     let (outcome, expired) = await graph.withPageTimeout {
-                        await graph.process(page: index, of: file.image, id: id, clock: pageClock, layout: batch.layout)
+                        await graph.process(page: index, of: file.image, id: id, clock: pageClock, layout: batch.layout,
+                                      corrections: batch.corrections)
                     }
                     graphs.giveBack(graph)
                     batch.budget.release(pixels)
@@ -118,6 +121,10 @@ struct PageGraph: Sendable {
                     entry.inputHash = file.hash
                     entry.settingsHash = batch.settingsHash
                     await batch.recorder.record(entry, report: report, position: position)
+                    if outcome.corrections.applied > 0 || !outcome.corrections.unmatched.isEmpty {
+                        await batch.recorder.note(.correctionsApplied(source: path, pageIndex: index, applied: outcome.corrections.applied,
+                                                                      unmatched: outcome.corrections.unmatched))
+                    }
                     return (index, entry, report)
                 }
             }
@@ -218,7 +225,8 @@ struct PageGraph: Sendable {
 
     /// Decode to render for one page. Never throws: a failed page is a report saying why,
     /// written in every format so the report can show it; a cancelled one writes nothing.
-    private func process(page index: Int, of file: ImageFile, id: String, clock: StageClock, layout: OutputLayout?) async -> Outcome {
+    private func process(page index: Int, of file: ImageFile, id: String, clock: StageClock, layout: OutputLayout?,
+                         corrections: CorrectionReplay? = nil) async -> Outcome {
         let path = file.path
         // A display copy is made only when a page view or a IIIF canvas will show it.
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
@@ -252,7 +260,9 @@ struct PageGraph: Sendable {
             var timed = report
             timed.timings = clock.recorded
             timed.timeline = clock.timeline
-            let finished = timed
+            // A page read again keeps its reviewers' corrections: applied on top, by position.
+            let replayed: (report: PageReport, unmatched: [Correction]) = corrections?.apply(to: timed, id: id) ?? (timed, [])
+            let finished = replayed.report
             guard let layout else { return Outcome(report: finished) }
             let outputs = try await step(.render, file: path, page: index, clock: clock) {
                 try await worker.image.run { [settings] _ in
@@ -265,7 +275,8 @@ struct PageGraph: Sendable {
                                                                                    resolution: resolution)
                 }
             }
-            return Outcome(report: finished, outputs: outputs)
+            return Outcome(report: finished, outputs: outputs,
+                           corrections: ((corrections?.inForce[id]?.count ?? 0) - replayed.unmatched.count, replayed.unmatched))
         } catch {
             let report = PageReport(source: path, pageIndex: index, error: error, status: Self.status(of: error), timings: clock)
             // A cancelled page writes nothing: no half-finished outputs, only its manifest line.
@@ -453,6 +464,8 @@ struct BatchRun: Sendable {
     let settingsHash: String
     let recorder: BatchRecorder
     let budget: PixelBudget
+    /// The reviewers' corrections, applied again on top of the pages read again.
+    var corrections: CorrectionReplay? = nil
 }
 
 /// A file the input walk found but could not use (a FIFO, a name that is not UTF-8).

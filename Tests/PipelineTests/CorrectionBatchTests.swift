@@ -1,0 +1,212 @@
+import Foundation
+import GlossContract
+import GlossGeometry
+import GlossPipeline
+import GlossTestSupport
+import Testing
+
+/// Corrections applied to a real batch: the journal, the page JSON, every file made from it,
+/// the index and search; a stale version refused; `gloss correct` on a multi-page file; a
+/// `--force` run keeping them, `--discard-corrections` dropping them; `merge` carrying them.
+@Suite(.serialized)
+struct CorrectionBatchTests {
+    static let formats = "html,json,hocr,alto,tsv,txt,page,pdf,iiif"
+    static let at = "2026-12-02T13:00:00Z"
+
+    final class Batch {
+        let scratch: ScratchFolder
+        var folder: String { scratch.path + "/out" }
+        let inputs: [String]
+
+        init(_ fixtures: [String], extra: [String] = []) throws {
+            scratch = try ScratchFolder()
+            inputs = fixtures.map(Fixtures.path)
+            let run = try annotate(extra)
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+
+        func annotate(_ extra: [String]) throws -> Gloss.Run {
+            try Gloss.run(["annotate"] + inputs + ["-o", folder, "--no-faces", "--format", CorrectionBatchTests.formats] + extra)
+        }
+
+        var manifest: BatchManifest {
+            get throws { try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/gloss.json")))) }
+        }
+
+        func entry(_ fixture: String, page: Int = 0) throws -> ManifestEntry {
+            try #require(try manifest.pages.first { $0.source.hasSuffix(fixture) && $0.pageIndex == page })
+        }
+
+        func report(_ entry: ManifestEntry) throws -> PageReport {
+            try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + entry.outputs["json"]!))))
+        }
+
+        func text(_ relative: String) throws -> String { try String(contentsOfFile: folder + "/" + relative, encoding: .utf8) }
+
+        func search(_ word: String) throws -> Gloss.Run { try Gloss.run(["search", folder, word]) }
+
+        var journal: [Correction] { get throws { try CorrectionJournal.read(in: folder) } }
+    }
+
+    /// Every kind of correction on `text/sans.png`, through the library as a server calls it.
+    @Test func eachKindChangesExactlyItsWordsAndEveryFileMadeFromThem() async throws {
+        let batch = try Batch(["text/sans.png"])
+        let entry = try batch.entry("text/sans.png")
+        let before = try batch.report(entry)
+        let words = before.words.map(\.text)
+        try #require(Array(words.prefix(5)) == ["The", "quick", "brown", "fox", "jumps"], "the page reads as its truth")
+        #expect(try batch.search("quick").status == 0)
+
+        let open = try await CorrectableBatch.open(batch.folder)
+        let (_, version) = try open.page(entry.id)
+        let id = entry.id
+        // quick -> Quixotic, delete "The", join "brown fox", split "jumps", add a word, mark reviewed.
+        var page = before
+        var corrections: [Correction] = []
+        func step(_ correction: Correction) throws {
+            corrections.append(correction)
+            page = try page.applying(correction)
+        }
+        try step(try Correction.retype(1, to: "Quixotic", on: page, page: id, by: "Ana", at: Self.at))
+        try step(try Correction.delete(0, on: page, page: id, by: "Ana", at: Self.at))
+        try step(try Correction.join(1, as: "brownfox", on: page, page: id, by: "Ana", at: Self.at))
+        try step(try Correction.split(2, into: ["jum", "ps"], on: page, page: id, by: "Ana", at: Self.at))
+        try step(Correction.add("Zanzibar", box: PixelRect(x: 760, y: 73, width: 150, height: 40), page: id, by: "Ana", at: Self.at))
+        try step(Correction.review(page: id, by: "Ana", at: Self.at))
+        let applied = try Corrections.apply(corrections, to: id, batch: open, version: version)
+        #expect(applied.notRewritten.isEmpty, "\(applied.notRewritten)")
+        #expect(applied.version != version)
+
+        // The JSON: exactly those words changed, the rest as read.
+        let after = try batch.report(entry)
+        #expect(after == applied.report)
+        #expect(Array(after.words.map(\.text).prefix(5)) == ["Quixotic", "brownfox", "jum", "ps", "over"])
+        // Right of the first line's end, the added word is a line of its own, read last.
+        #expect(after.words.last?.text == "Zanzibar" && after.words.last?.line == before.lines.count)
+        #expect(Array(after.words.dropFirst(4).dropLast()) == Array(before.words.dropFirst(5)))
+        #expect((after.words.prefix(4) + after.words.suffix(1)).allSatisfy {
+            $0.correction == PageReport.Attribution(by: "Ana", at: Self.at) && $0.confidence == 100
+        })
+        #expect(after.words.dropFirst(4).dropLast().allSatisfy { $0.correction == nil })
+        #expect(after.reviewed?.by == "Ana")
+        #expect(try batch.journal == corrections)
+
+        // Every file made from it.
+        for format in ["hocr", "alto", "tsv", "txt", "page", "html"] {
+            let text = try batch.text(try #require(entry.outputs[format]))
+            #expect(text.contains("Quixotic") && text.contains("Zanzibar") && text.contains("brownfox"), "\(format)")
+            #expect(!text.contains("quick"), "\(format) still holds the wrong word")
+        }
+        let pdf = try Tool.run("pdftotext", [batch.folder + "/" + entry.outputs["pdf"]!, "-"])
+        #expect(pdf.contains("Quixotic") && !pdf.contains("quick"))
+        let annotations = try batch.text("iiif/annotations/\(id)-words.json")
+        #expect(annotations.contains("Quixotic") && !annotations.contains("\"quick\""))
+        #expect(try batch.text("data/search-0000.js").contains("Quixotic"), "the report's own search")
+
+        // The index: the corrected word is found, the wrong one no longer.
+        let found = try batch.search("Quixotic")
+        #expect(found.status == 0 && found.standardOutput.contains("sans.png"))
+        #expect(try batch.search("quick").status == 1)
+        #expect(try batch.manifest.pages.first { $0.id == id }?.words == after.words.count)
+
+        // A second reviewer with the version from before: refused, nothing changed.
+        let stale = try Correction.retype(1, to: "Wrong", on: before, page: id, by: "Bo", at: Self.at)
+        #expect(throws: CorrectionError.staleVersion(page: id, expected: version, current: applied.version)) {
+            try Corrections.apply([stale], to: id, batch: open, version: version)
+        }
+        #expect(try batch.report(entry) == after)
+        #expect(try batch.journal.count == corrections.count)
+        // With the current version it applies on top.
+        let next = try Corrections.apply([try Correction.retype(0, to: "Quick", on: after, page: id, by: "Bo", at: Self.at)],
+                                         to: id, batch: open, version: applied.version)
+        #expect(next.report.words[0].text == "Quick" && next.report.words[0].correction?.by == "Bo")
+
+        // While the batch is open for corrections, no run writes it.
+        let refused = try batch.annotate(["--force"])
+        #expect(refused.status == 2 && refused.standardError.contains("is writing this folder"), "\(refused.standardError)")
+    }
+
+    /// The offline path on a two-page TIFF: `gloss correct` applies an exported file, the
+    /// combined hOCR and the file's PDF hold it; then `--force` keeps it, and lists one that no
+    /// longer matches; `--discard-corrections` drops them, and a later run applies none.
+    @Test func anExportedFileAppliesAndAReRunKeepsIt() throws {
+        let batch = try Batch(["text/two-pages.tif"])
+        let entry = try batch.entry("text/two-pages.tif", page: 1)
+        let report = try batch.report(entry)
+        let target = try #require(report.words.firstIndex { $0.text.count >= 4 })
+        let wrong = report.words[target].text
+        let retype = try Correction.retype(target, to: "Xylophone", on: report, page: entry.id, by: "Ana", at: Self.at)
+        let file = batch.scratch.path + "/corrections.json"
+        try Data(try JSONOutput.encode(CorrectionFile(corrections: [retype]))).write(to: URL(fileURLWithPath: file))
+        let run = try Gloss.run(["correct", batch.folder, file])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(try batch.report(entry).words[target].text == "Xylophone")
+        let combined = entry.id.replacingOccurrences(of: "-p2", with: "")
+        #expect(try batch.text("pages/\(combined).hocr").contains("Xylophone"))
+        let pdf = try Tool.run("pdftotext", [batch.folder + "/" + entry.outputs["pdf"]!, "-"])
+        #expect(pdf.contains("Xylophone"))
+        #expect(try batch.search("Xylophone").status == 0)
+
+        // A file saved against a version the page no longer has is refused.
+        let versioned = CorrectionFile(corrections: [retype], versions: [entry.id: "0000000000000000"])
+        try Data(try JSONOutput.encode(versioned)).write(to: URL(fileURLWithPath: file))
+        let stale = try Gloss.run(["correct", batch.folder, file])
+        #expect(stale.status == 1 && stale.standardError.contains("changed since it was loaded"))
+
+        // A correction whose word the page no longer has, as if the page had been read otherwise.
+        let lost = Correction(page: entry.id, kind: .retype, word: 0, old: [Correction.Word(text: "ghost", box: PixelRect(x: 1, y: 1, width: 5, height: 5))],
+                              new: [Correction.Word(text: "spirit", box: PixelRect(x: 1, y: 1, width: 5, height: 5))], by: "Bo", at: Self.at)
+        let journal = CorrectionJournal.path(in: batch.folder)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: journal))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(try JSONOutput.encode(lost, pretty: false) + [UInt8(ascii: "\n")]))
+        try handle.close()
+
+        let again = try batch.annotate(["--force"])
+        #expect(again.status == 0, "\(again.standardError)")
+        let reread = try batch.report(entry)
+        #expect(reread.words[target].text == "Xylophone" && reread.words[target].correction?.by == "Ana")
+        #expect(try batch.text("pages/\(combined).hocr").contains("Xylophone"))
+        #expect(again.standardError.contains("1 correction kept") && again.standardError.contains("1 no longer matching"))
+        #expect(again.standardError.contains("a retype by Bo") && again.standardError.contains("'ghost'"))
+
+        let discarded = try batch.annotate(["--force", "--discard-corrections"])
+        #expect(discarded.status == 0, "\(discarded.standardError)")
+        #expect(try batch.report(entry).words[target].text == wrong)
+        #expect(try batch.journal.filter { $0.kind == .discard }.map(\.page) == [entry.id])
+        let later = try batch.annotate(["--force"])
+        #expect(!later.standardError.contains("kept"))
+        #expect(try batch.report(entry).words[target].text == wrong)
+    }
+
+    /// `merge` carries each shard's journal, each correction once however often it is merged.
+    @Test func mergeCarriesTheJournals() async throws {
+        let scratch = try ScratchFolder()
+        // By their names, sans.png falls in shard 1 of 2 and upright.jpg in shard 0.
+        let inputs = ["text/sans.png", "text/upright.jpg"].map(Fixtures.path)
+        var shards: [String] = []
+        for shard in 0..<2 {
+            let folder = scratch.path + "/shard\(shard)"
+            let run = try Gloss.run(["annotate"] + inputs + ["-o", folder, "--no-faces", "--format", "json,hocr", "--shard", "\(shard)/2", "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+            shards.append(folder)
+        }
+        var made: [Correction] = []
+        for folder in shards {
+            let manifest = try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/gloss.json"))))
+            let entry = try #require(manifest.pages.first)
+            let open = try await CorrectableBatch.open(folder)
+            let (report, version) = try open.page(entry.id)
+            let correction = try Correction.retype(0, to: "Merged\(made.count)", on: report, page: entry.id, by: "Ana", at: Self.at)
+            _ = try Corrections.apply([correction], to: entry.id, batch: open, version: version)
+            made.append(correction)
+        }
+        let output = scratch.path + "/merged"
+        for _ in 0..<2 {
+            let run = try Gloss.run(["merge"] + shards + ["-o", output, "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(try CorrectionJournal.read(in: output) == made)
+        }
+        #expect(try Gloss.run(["search", output, "Merged1"]).status == 0)
+    }
+}
