@@ -11,11 +11,13 @@ STRICT = -Xswiftc -warnings-as-errors
 # scripts (Pillow, DejaVu; qpdf encrypts a PDF fixture) and the benchmarks (GNU time, OpenCV's
 # Python bindings as the reference detector; ocrmypdf, for bench/pdf.sh only, as the reference
 # for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
-# checks the IIIF output.
+# checks the IIIF output; cmake builds upstream's YuNet C++, the face bench's reference
+# (bench/faces/yunet-reference/build.sh).
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf
+	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf \
+	cmake
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
