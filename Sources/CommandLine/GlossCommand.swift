@@ -139,12 +139,16 @@ public enum GlossCommand {
     static let faceModelOption = OptionSpec.option(
         "face-model", value: "FILE", "a YuNet model in Gloss's format instead of the built-in one (models/yunet)")
 
+    static let smilesOption = OptionSpec.flag(
+        "smiles", "look for a smile in each face YuNet finds (OpenCV's smile cascade, for hasSmile; off, it is false)")
+
     static let faceOptions: [OptionSpec] = [
         .choice("faces", value: "DETECTOR", of: FaceDetectorKind.allCases.map(\.rawValue) + ["none"],
                 "how faces are found: cnn is YuNet, cascade OpenCV's Haar cascades", default: defaults.faceDetector.rawValue),
         .flag("no-faces", "the same as --faces none"),
         faceSizeOption,
         faceModelOption,
+        smilesOption,
     ]
 
     /// `--faces`, `--no-faces` and `--face-size`.
@@ -161,6 +165,7 @@ public enum GlossCommand {
         if arguments.has("no-faces") { settings.detectFaces = false }
         settings.faceDimension = try arguments.integer("face-size", in: 64...16384) ?? settings.faceDimension
         settings.faceModelPath = arguments.value("face-model") ?? settings.faceModelPath
+        if arguments.has("smiles") { settings.detectSmiles = true }
     }
 
     static func settings(from arguments: ParsedArguments) throws -> AnnotationSettings {
@@ -396,7 +401,7 @@ public enum GlossCommand {
         options: pageOptions + [
             .choice("faces", value: "DETECTOR", of: FaceDetectorKind.allCases.map(\.rawValue),
                     "how faces are found: cnn is YuNet, cascade OpenCV's Haar cascades", default: defaults.faceDetector.rawValue),
-            faceSizeOption, faceModelOption, maxPixelsOption, maxFileSizeOption, helpOption,
+            faceSizeOption, faceModelOption, smilesOption, maxPixelsOption, maxFileSizeOption, helpOption,
         ])
 
     static func ocr(_ words: ArraySlice<String>) async throws -> Int32 {
