@@ -16,12 +16,13 @@ STRICT = -Xswiftc -warnings-as-errors
 # the copy in Sources/Reports/Profiles is still Debian's); slurm-wlm and munge for the cluster
 # test (make test-cluster runs slurmctld, slurmd and munged itself, on one node); mmdebstrap
 # for the image test (make test-image builds the container's filesystem from Debian's
-# packages, no registry needed).
+# packages, no registry needed); cmake builds upstream's YuNet C++, the face bench's reference
+# (bench/faces/yunet-reference/build.sh).
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free \
-	slurm-wlm munge mmdebstrap
+	slurm-wlm munge mmdebstrap cmake
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv
@@ -103,8 +104,12 @@ bench: build
 	bench/ocr-quality.sh
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
-# and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md).
+# and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md); the
+# shapes of its boxes on those photos and on document pages (OCR_DATA's too, when made); what
+# the face stage of a --no-text batch costs on one core.
 FACE_DATA ?= .build/face-data
+# bench/ocr-quality's real pages (bench/ocr-quality.sh makes them), for the faces found on documents.
+OCR_DATA ?= .build/ocr-data
 face-data:
 	sh bench/faces/data/make.sh $(if $(wildcard /work/.mirror),,--skip-git) --out "$(FACE_DATA)"
 
@@ -120,6 +125,9 @@ bench-faces:
 	$(SWIFT) build -c release --product YuNetBench
 	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
 	/usr/bin/python3 bench/faces/yunet.py --gloss "$(BIN)/YuNetBench" --cascade-bench "$(BIN)/FaceBench" --data "$(FACE_DATA)"
+	/usr/bin/python3 bench/faces/shapes.py --gloss "$(BIN)/YuNetBench" --data "$(FACE_DATA)" $(if $(wildcard $(OCR_DATA)),--pages "$(OCR_DATA)")
+	$(SWIFT) build -c release --product gloss
+	/usr/bin/python3 bench/faces/stage.py --gloss "$(BIN)/gloss" --yunet "$(BIN)/YuNetBench" --data "$(FACE_DATA)"
 
 # libFuzzer over the cascade loader, the Exif reader, image decoding and the model reader, 60 s each by default.
 FUZZ_SECONDS ?= 60

@@ -96,10 +96,11 @@ public enum GlossCommand {
     static let defaults = AnnotationSettings()
 
     static let recognitionOptions: [OptionSpec] = [
-        .choice("text", value: "MODE", of: TextMode.allCases.map(\.rawValue),
+        .choice("text", value: "MODE", of: TextMode.allCases.map(\.rawValue) + [noTextName],
                 "how the text is read: accurate fuses Tesseract's reading with the neural reader's line by line "
-                    + "(docs/reading.md); fast is one reader alone",
+                    + "(docs/reading.md); fast is one reader alone; none reads no text (a batch of photographs)",
                 default: defaults.textMode.rawValue),
+        .flag("no-text", "the same as --text none"),
         .choice("engine", value: "ENGINE", of: TextEngine.allCases.map(\.rawValue),
                 "the one reader that reads the text, alone: neural is PP-OCRv6 in Gloss's own network code",
                 default: defaults.textEngine.rawValue),
@@ -124,6 +125,9 @@ public enum GlossCommand {
 
     static let helpOption = OptionSpec.flag("help", short: "h", "show this help")
 
+    /// `--text`'s value for reading no text, beside the reading modes.
+    static let noTextName = "none"
+
     static let maxPixelsOption = OptionSpec.option(
         "max-pixels", value: "N", "refuse images larger than N pixels before decoding", default: String(defaults.pixelLimit))
 
@@ -143,12 +147,16 @@ public enum GlossCommand {
     static let faceModelOption = OptionSpec.option(
         "face-model", value: "FILE", "a YuNet model in Gloss's format instead of the built-in one (models/yunet)")
 
+    static let smilesOption = OptionSpec.flag(
+        "smiles", "look for a smile in each face YuNet finds (OpenCV's smile cascade, for hasSmile; off, it is false)")
+
     static let faceOptions: [OptionSpec] = [
         .choice("faces", value: "DETECTOR", of: FaceDetectorKind.allCases.map(\.rawValue) + ["none"],
                 "how faces are found: cnn is YuNet, cascade OpenCV's Haar cascades", default: defaults.faceDetector.rawValue),
         .flag("no-faces", "the same as --faces none"),
         faceSizeOption,
         faceModelOption,
+        smilesOption,
     ]
 
     /// `--faces`, `--no-faces` and `--face-size`.
@@ -165,6 +173,7 @@ public enum GlossCommand {
         if arguments.has("no-faces") { settings.detectFaces = false }
         settings.faceDimension = try arguments.integer("face-size", in: 64...16384) ?? settings.faceDimension
         settings.faceModelPath = arguments.value("face-model") ?? settings.faceModelPath
+        if arguments.has("smiles") { settings.detectSmiles = true }
     }
 
     static func settings(from arguments: ParsedArguments) throws -> AnnotationSettings {
@@ -184,7 +193,11 @@ public enum GlossCommand {
         settings.skipText = arguments.has("skip-text")
         // The options' tables allow only these names.
         if let mode = arguments.value("text") { settings.textMode = TextMode(rawValue: mode) ?? settings.textMode }
+        if arguments.value("text") == noTextName || arguments.has("no-text") { settings.recognizeText = false }
         if let engine = arguments.value("engine") {
+            guard settings.recognizeText else {
+                throw UsageError("--engine names the reader of the text and --text none reads none: give one of them")
+            }
             // One reader, forced: the plan's fusion of two does not run.
             guard settings.textMode != .accurate || arguments.value("text") == nil else {
                 throw UsageError("--engine reads with one reader and --text accurate with both: give one of them")
@@ -258,6 +271,9 @@ public enum GlossCommand {
         let jobs = try arguments.integer("jobs", in: 1...256) ?? Annotator().jobs
         var settings = try settings(from: arguments)
         try applyFaceOptions(arguments, to: &settings)
+        guard settings.recognizeText || settings.detectFaces else {
+            throw UsageError("--text none and --faces none leave nothing to read: give one of them")
+        }
         if let list = arguments.value("format") { try applyFormats(list, to: &settings) }
         if let base = arguments.value("iiif-base") { settings.iiif = IIIFOutput(base: try iiifBase(base)) }
         var fetching = RemoteFetchOptions()
@@ -398,11 +414,12 @@ public enum GlossCommand {
         options: pageOptions + [
             .choice("faces", value: "DETECTOR", of: FaceDetectorKind.allCases.map(\.rawValue),
                     "how faces are found: cnn is YuNet, cascade OpenCV's Haar cascades", default: defaults.faceDetector.rawValue),
-            faceSizeOption, faceModelOption, maxPixelsOption, maxFileSizeOption, helpOption,
+            faceSizeOption, faceModelOption, smilesOption, maxPixelsOption, maxFileSizeOption, helpOption,
         ])
 
     static func ocr(_ words: ArraySlice<String>) async throws -> Int32 {
         try await readOnePage(words, command: ocrCommand) { settings, _ in
+            guard settings.recognizeText else { throw UsageError("gloss ocr reads text: --text none leaves it nothing to do") }
             settings.detectFaces = false
         }
     }

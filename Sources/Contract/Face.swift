@@ -41,7 +41,8 @@ public struct Face: Hashable, Sendable {
     public var rightEye: Landmark?
     /// Centre of the mouth: detected when the smile cascade fired, estimated otherwise.
     public var mouth: Landmark?
-    /// True when the smile cascade fired in the lower part of the face.
+    /// True when the smile cascade fired in the lower part of the face: always looked for by
+    /// the cascade detector, by YuNet's only with `--smiles` (false otherwise).
     public var hasSmile: Bool
     /// The tip of the nose, and the corners of the mouth on the image's left and right: what a
     /// CNN detector places and a cascade does not (nil then).

@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossIndex
 import GlossPipeline
 import GlossReports
 import GlossTestSupport
@@ -90,5 +91,52 @@ struct FacesCommandTests {
         let again = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", folder])
         #expect(again.status == 0 && !again.standardError.contains("cannot run"))
         #expect(try hash() != without, "read again, with faces")
+    }
+
+    /// A photo batch without text: a language with no model would stop any batch that reads
+    /// text (exit 2), so this one succeeding shows Tesseract never ran; every output is written
+    /// and the index holds the faces and no word.
+    @Test func aBatchWithoutTextFindsFacesWritesEveryOutputAndIndexesThem() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let photos = [Fixtures.path("faces/astronaut.png"), Fixtures.path("faces/astronaut-trio.png")]
+        let reading = try Gloss.run(["annotate"] + photos + ["-o", scratch.path + "/read", "--lang", "zzz", "-q"])
+        #expect(reading.status == 2 && reading.standardError.contains("zzz"), "the same batch reading text needs the language")
+        for flags in [["--no-text"], ["--text", "none"]] {
+            let run = try Gloss.run(["annotate"] + photos + ["-o", output, "--lang", "zzz", "-q", "--force", "--format",
+                                     OutputFormat.allCases.map(\.rawValue).joined(separator: ",")] + flags)
+            #expect(run.status == 0, "\(flags): \(run.standardError)")
+        }
+        let manifest = try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/gloss.json"))))
+        #expect(manifest.pages.map(\.status) == [.ok, .ok] && manifest.pages.map(\.words) == [0, 0])
+        for page in manifest.pages {
+            for format in OutputFormat.allCases {
+                let file = try #require(page.outputs[format.rawValue], "\(format) of \(page.source)")
+                #expect(FileManager.default.fileExists(atPath: output + "/" + file), "\(file)")
+            }
+            let json = try Data(contentsOf: URL(fileURLWithPath: output + "/" + (page.outputs["json"] ?? "")))
+            let report = try JSONOutput.decode(PageReport.self, from: Array(json))
+            #expect(report.words.isEmpty && report.timings["ocr"] == nil && report.timings["faces"] != nil, "\(report.timings.stages)")
+        }
+        let index = try BatchIndex(folder: output, create: false)
+        #expect(try index.pages().map(\.faceCount) == [1, 3] && index.pages().map(\.wordCount) == [0, 0])
+        #expect(try Gloss.run(["annotate"] + photos + ["-o", output, "--no-text", "--no-faces"]).status == 2, "nothing to read")
+        #expect(try Gloss.run(["annotate"] + photos + ["-o", output, "--no-text", "--engine", "neural"]).status == 2)
+        #expect(try Gloss.run(["ocr", photos[0], "--no-text"]).status == 2)
+    }
+
+    /// The smile cascade runs only when asked (docs/faces.md measures why): the astronaut
+    /// smiles, and the cascade says so with `--smiles` and is not run without.
+    @Test func aSmileIsLookedForOnlyWithSmiles() throws {
+        func faces(_ flags: [String]) throws -> (faces: [FaceReport], timings: StageTimings) {
+            let run = try Gloss.run(["faces", Fixtures.path("faces/astronaut-trio.png")] + flags)
+            #expect(run.status == 0, "\(run.standardError)")
+            let report = try JSONOutput.decode(PageReport.self, from: Array(run.standardOutput.utf8))
+            return (report.faces, report.timings)
+        }
+        let plain = try faces([]), smiling = try faces(["--smiles"])
+        #expect(plain.faces.count == 3 && plain.faces.allSatisfy { !$0.hasSmile } && plain.timings["face-smiles"] == nil)
+        #expect(smiling.faces.count == 3 && smiling.faces.allSatisfy(\.hasSmile) && smiling.timings["face-smiles"] != nil)
+        #expect(plain.faces.map(\.box) == smiling.faces.map(\.box), "the same faces either way")
     }
 }

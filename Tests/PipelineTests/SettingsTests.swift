@@ -22,11 +22,19 @@ import Testing
     }
 
     /// Pinned from the `settingsHash` of batches written by Gloss before the settings were one
-    /// declaration each (commit 0cbab2c).
+    /// declaration each (commit 0cbab2c), which looked at every face for a smile: with
+    /// `--smiles` a batch fingerprints as those did and resumes them.
     @Test func theFingerprintIsTheOneBatchesOnDiskHold() {
-        #expect(AnnotationSettings().fingerprint == "0914b6ef2d06b805")
-        #expect(AnnotationSettings(detectFaces: false).fingerprint == "0170ea19553b1ede")
-        #expect(Self.changed.fingerprint == "da0faf7adab072d6")
+        func smiling(_ settings: AnnotationSettings) -> AnnotationSettings {
+            var settings = settings
+            settings.detectSmiles = true
+            return settings
+        }
+        #expect(smiling(AnnotationSettings()).fingerprint == "0914b6ef2d06b805")
+        #expect(smiling(AnnotationSettings(detectFaces: false)).fingerprint == "0170ea19553b1ede")
+        #expect(smiling(Self.changed).fingerprint == "da0faf7adab072d6")
+        // Without smiles (the default since) a page's faces differ, and it is read again.
+        #expect(AnnotationSettings().fingerprint != "0914b6ef2d06b805")
     }
 
     /// PDF/A, the default, changes the fingerprint of a batch that writes PDFs, whose PDFs it
@@ -44,14 +52,14 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         #expect(String(decoding: try encoder.encode(AnnotationSettings()), as: UTF8.self) == """
-            {"detectFaces":true,"displayDimension":2000,"faceDetector":"cnn","faceDimension":null,"faceModelPath":null,\
-            "formats":["html","json"],"pdfStandard":"pdfa-2b","pixelLimit":150000000,\
+            {"detectFaces":true,"detectSmiles":false,"displayDimension":2000,"faceDetector":"cnn","faceDimension":null,\
+            "faceModelPath":null,"formats":["html","json"],"pdfStandard":"pdfa-2b","pixelLimit":150000000,\
             "prepare":["orientation","deskew","flatten","scale","reread"],\
             "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true}
             """)
         #expect(String(decoding: try encoder.encode(Self.changed), as: UTF8.self) == """
-            {"detectFaces":true,"displayDimension":2000,"faceDetector":"cnn","faceDimension":500,"faceModelPath":null,\
-            "formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfResolution":200,"pixelLimit":150000000,\
+            {"detectFaces":true,"detectSmiles":false,"displayDimension":2000,"faceDetector":"cnn","faceDimension":500,\
+            "faceModelPath":null,"formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfResolution":200,"pixelLimit":150000000,\
             "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true,"skipText":true}
             """)
         for settings in [AnnotationSettings(), Self.changed] {
@@ -68,6 +76,7 @@ import Testing
         #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && !settings.skipText && settings.iiif == nil)
         #expect(settings.pdfStandard == .none, "before PDF/A, searchable PDFs were plain")
         #expect(settings.formats == [.html, .json] && settings.pixelLimit == 100 && settings.faceDimension == nil)
+        #expect(settings.detectSmiles, "before the setting, every face was looked at for a smile")
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(AnnotationSettings.self, from: Data(#"{"detectFaces":true}"#.utf8))
         }

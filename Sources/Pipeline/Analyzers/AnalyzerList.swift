@@ -13,7 +13,7 @@ extension AnnotationSettings {
         if detectFaces {
             let dimension = faceDimension ?? faceDetector.defaultDimension
             switch faceDetector {
-            case .cnn: list.append(CNNFaceAnalyzer(dimension: dimension, modelPath: faceModelPath))
+            case .cnn: list.append(CNNFaceAnalyzer(dimension: dimension, modelPath: faceModelPath, checksSmiles: detectSmiles))
             case .cascade: list.append(CascadeFaceAnalyzer(dimension: dimension))
             }
         }

@@ -20,19 +20,22 @@ public enum FaceDetectorKind: String, Sendable, Codable, Hashable, CaseIterable 
     }
 }
 
-/// Faces through YuNet on a small copy, with the smile cascade run inside each face's mouth
-/// region for `hasSmile`.
+/// Faces through YuNet on a small copy; with `checksSmiles`, the smile cascade runs inside each
+/// face's mouth region for `hasSmile` (false otherwise).
 struct CNNFaceAnalyzer: Analyzer {
     let dimension: Int
     /// A model file to load instead of the built-in one.
     var modelPath: String?
+    /// Whether each face is looked at for a smile (`--smiles`).
+    var checksSmiles = false
     var options = YuNetDetector.Options()
 
     final class Engine {
         let network: YuNetDetector
-        let smiles: FaceDetector
+        /// The smile cascade, when smiles are looked for.
+        let smiles: FaceDetector?
 
-        init(network: YuNetDetector, smiles: FaceDetector) {
+        init(network: YuNetDetector, smiles: FaceDetector?) {
             self.network = network
             self.smiles = smiles
         }
@@ -44,17 +47,29 @@ struct CNNFaceAnalyzer: Analyzer {
     var isOptional: Bool { true }
 
     func makeEngine() throws -> Engine {
-        Engine(network: try YuNetDetector.loaded(from: modelPath, options: options), smiles: try FaceDetector.standard())
+        Engine(network: try YuNetDetector.loaded(from: modelPath, options: options),
+               smiles: checksSmiles ? try FaceDetector.standard() : nil)
     }
 
     func analyze(_ image: AnalyzerImage, with engine: Engine, cancellation: CancellationFlag) throws -> PageFindings {
+        let clock = ContinuousClock()
+        let start = clock.now
         var faces = try engine.network.detect(in: image.raster)
-        guard !faces.isEmpty else { return PageFindings() }
+        var findings = PageFindings()
+        // The stage's parts, beside its own time: the network, then what is done per face.
+        findings.timings.record("face-network", clock.now - start)
+        guard !faces.isEmpty, let smileFinder = engine.smiles else {
+            findings.faces = faces
+            return findings
+        }
+        let smiles = clock.now
         let grey = image.raster.grayscale()
         for index in faces.indices {
-            faces[index].hasSmile = try engine.smiles.smiles(in: grey, within: faces[index].box)
+            faces[index].hasSmile = try smileFinder.smiles(in: grey, within: faces[index].box)
         }
-        return PageFindings(faces: faces)
+        findings.timings.record("face-smiles", clock.now - smiles)
+        findings.faces = faces
+        return findings
     }
 }
 

@@ -2,7 +2,10 @@
 // detector on each as it is (callers resize), and prints one JSON line per image with the wall
 // time of every run and the faces of the first.
 //
-//   YuNetBench [--threshold 0.6] [--repeat 11] IMAGE...
+// The faces printed are those the shape policy admits (`detect(in:)`'s); `--raw` prints every
+// detection, as upstream's C++ gives them.
+//
+//   YuNetBench [--threshold 0.6] [--repeat 11] [--raw] IMAGE...
 import GlossFaceDetection
 import GlossModels
 import GlossGeometry
@@ -19,12 +22,14 @@ func milliseconds() -> Double {
 
 var options = YuNetDetector.Options()
 var repeats = 11
+var raw = false
 var images: [String] = []
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--threshold": options.scoreThreshold = Double(arguments.next() ?? "") ?? options.scoreThreshold
     case "--repeat": repeats = max(1, Int(arguments.next() ?? "") ?? repeats)
+    case "--raw": raw = true
     default: images.append(argument)
     }
 }
@@ -38,6 +43,7 @@ for path in images {
     for _ in 0..<repeats {
         let start = milliseconds()
         faces = try detector.detections(in: image)
+        if !raw { faces = detector.faces(among: faces, in: image.size) }
         times.append(milliseconds() - start)
     }
     func number(_ value: Float) -> String { DecimalText.format(Double(value), maximumFractionDigits: 3) }
