@@ -12,10 +12,12 @@ STRICT = -Xswiftc -warnings-as-errors
 # Python bindings as the reference detector; ocrmypdf, for bench/pdf.sh only, as the reference
 # for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
 # checks the IIIF output.
+# libqpdf-dev: grafting the text layer onto PDF inputs (Sources/CQPDF, Sources/PDFGraft).
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
-	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf
+	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf \
+	libqpdf-dev
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv

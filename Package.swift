@@ -27,7 +27,7 @@ let package = Package(
             name: "Gloss",
             targets: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork", "GlossModels", "GlossTextRecognition",
-                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex",
+                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex", "GlossPDFGraft",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -67,6 +67,15 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CQPDF", path: "Sources/CQPDF",
+            providers: [.apt(["libqpdf-dev"])]
+        ),
+        // libqpdf's content-stream tokeniser, which only its C++ API offers, behind two C functions.
+        .target(
+            name: "CQPDFContent", dependencies: ["CQPDF"], path: "Sources/CQPDFContent",
+            cxxSettings: [.define("POINTERHOLDER_TRANSITION", to: "4")], linkerSettings: [.linkedLibrary("qpdf")]
         ),
 
         // The library, one module per responsibility.
@@ -125,6 +134,10 @@ let package = Package(
             path: "Sources/Reports", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
+            name: "GlossPDFGraft", dependencies: ["CQPDF", "CQPDFContent"],
+            path: "Sources/PDFGraft", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GlossIndex", dependencies: ["GlossGeometry", "GlossContract", "CSQLite"],
             path: "Sources/Index", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
@@ -132,7 +145,7 @@ let package = Package(
             name: "GlossPipeline",
             dependencies: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
-                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading",
+                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading", "GlossPDFGraft",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
