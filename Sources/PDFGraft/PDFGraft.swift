@@ -43,6 +43,18 @@ public enum PDFGraft {
         return Document(pages: geometry, text: kinds.map { PageText(rawValue: Int($0)) }, hasForm: document.hasForm)
     }
 
+    /// `inspect`, its failure kept as a value: the pages are read whatever it says, and only
+    /// the grafted document fails.
+    public static func inspection(of path: String) -> Result<Document, PDFGraftError> {
+        do {
+            return .success(try inspect(path))
+        } catch let error as PDFGraftError {
+            return .failure(error)
+        } catch {
+            return .failure(PDFGraftError(path: path, cause: .unreadable(String(describing: error))))
+        }
+    }
+
     /// Writes to `output` the document at `input` with page `i` of `layer` laid over page
     /// `covered[i]` (0-based) and, first, the invisible text of the pages `stripping` removed.
     /// With neither, `output` is a copy of `input`.

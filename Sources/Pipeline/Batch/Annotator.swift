@@ -149,7 +149,8 @@ public struct Annotator: Sendable {
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
                                          fileCount: files.count, earlier: earlierPages, events: events)
         let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
-                             recorder: recorder, budget: PixelBudget(limit: pixelsInFlight))
+                             recorder: recorder, budget: PixelBudget(limit: pixelsInFlight),
+                             documents: DocumentNames(sources: files.map(\.path)))
         events?.yield(.started(files: files.count))
 
         // As many files open at once as there are workers; their pages share the workers.
@@ -248,7 +249,7 @@ private struct BatchSetup: Sendable {
             earlier = EarlierRun()
             return
         }
-        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder] + layout.documentFolders)
         earlier = EarlierRun(layout: layout)
         let recorded = earlier.pages
         let reading = Set(files.map(\.path))

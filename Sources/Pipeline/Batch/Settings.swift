@@ -34,8 +34,9 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     /// The resolution of PDF pages that are not one full-page scan (`--pdf-resolution`); a
     /// scan is rendered at its own.
     public var pdfResolution = ImageFile.defaultPDFResolution
-    /// Keep the text a PDF page already holds instead of reading it again (`--skip-text`).
-    public var skipText = false
+    /// Which PDF pages holding text are read again, and whether their old invisible text stays
+    /// (`--pdf-mode`; `--skip-text` is `skip`). The default reads every page, as Gloss always has.
+    public var pdfMode = PDFMode.force
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
     /// dropped text read again (`--prepare`).
     public var prepare = PreparationSteps.auto
@@ -80,7 +81,7 @@ extension AnnotationSettings {
             // Left out at their defaults: settings from before PDF input fingerprint as they
             // did, so their finished pages stay finished.
             Field("pdfResolution", \.pdfResolution, recorded: .omittedAtDefault),
-            Field("skipText", \.skipText, recorded: .omittedAtDefault),
+            Field("pdfMode", \.pdfMode, recorded: .omittedAtDefault),
             // Without preparation a page reads as it did before it existed, and fingerprints so;
             // with it, pages finished by an older Gloss are read again.
             Field("prepare", \.prepare, recorded: .omittedAt(PreparationSteps.none)),
