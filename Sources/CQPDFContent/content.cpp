@@ -9,6 +9,7 @@
 #include <qpdf/QPDFPageObjectHelper.hh>
 #include <qpdf/QPDFWriter.hh>
 
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -138,34 +139,88 @@ extern "C" int gloss_qpdf_page_text(char const* path, int* kinds, int count, cha
     }
 }
 
-extern "C" int gloss_qpdf_strip_invisible_text(char const* input, char const* output, int const* pages, int count,
-                                               char* error, size_t error_size) {
+namespace {
+
+// The numbers of a `cm` operator, written so that qpdf's own writer's precision is not needed.
+std::string matrixText(double const* m) {
+    std::string text;
+    for (int i = 0; i < 6; ++i) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%.4f ", m[i]);
+        text += number;
+    }
+    return text + "cm";
+}
+
+void stripInvisibleText(QPDF& pdf, std::vector<QPDFPageObjectHelper>& all, int const* strip, int count) {
+    std::set<QPDFObjGen> done;
+    for (int n = 0; n < count; ++n) {
+        int const index = strip[n];
+        if (index < 0 || index >= static_cast<int>(all.size())) continue;
+        auto& page = all[index];
+        TextFilter filter(true);
+        std::string const content = filtered(page, filter);
+        if (filter.removedAny()) {
+            auto stream = QPDFObjectHandle::newStream(&pdf);
+            stream.replaceStreamData(deflated(content), QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            page.getObjectHandle().replaceKey("/Contents", stream);
+        }
+        for (auto& form : formsOf(page)) {
+            if (!done.insert(form.getObjGen()).second) continue;
+            TextFilter formFilter(true);
+            std::string const formContent = filtered(QPDFPageObjectHelper(form), formFilter);
+            if (formFilter.removedAny()) {
+                form.replaceStreamData(deflated(formContent), QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            }
+        }
+    }
+}
+
+// A dictionary at `key` of `holder`, made when there is none.
+QPDFObjectHandle dictionaryAt(QPDFObjectHandle holder, std::string const& key) {
+    auto value = holder.getKey(key);
+    if (!value.isDictionary()) {
+        value = QPDFObjectHandle::newDictionary();
+        holder.replaceKey(key, value);
+    }
+    return value;
+}
+
+}  // namespace
+
+extern "C" int gloss_qpdf_graft(char const* input, char const* layer, int const* pages, double const* matrices, int count,
+                                int const* strip, int strip_count, char const* output, char* error, size_t error_size) {
     try {
         QPDF pdf;
         pdf.setSuppressWarnings(true);
         pdf.processFile(input);
         auto all = QPDFPageDocumentHelper(pdf).getAllPages();
-        std::set<QPDFObjGen> done;
-        for (int n = 0; n < count; ++n) {
-            int const index = pages[n];
+        stripInvisibleText(pdf, all, strip, strip_count);
+        QPDF layers;
+        std::vector<QPDFPageObjectHelper> layerPages;
+        if (count > 0) {
+            layers.setSuppressWarnings(true);
+            layers.processFile(layer);
+            layerPages = QPDFPageDocumentHelper(layers).getAllPages();
+        }
+        for (int i = 0; i < count && i < static_cast<int>(layerPages.size()); ++i) {
+            int const index = pages[i];
             if (index < 0 || index >= static_cast<int>(all.size())) continue;
             auto& page = all[index];
-            TextFilter filter(true);
-            std::string const content = filtered(page, filter);
-            if (filter.removedAny()) {
-                auto stream = QPDFObjectHandle::newStream(&pdf);
-                stream.replaceStreamData(deflated(content), QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
-                page.getObjectHandle().replaceKey("/Contents", stream);
+            auto form = pdf.copyForeignObject(layerPages[i].getFormXObjectForPage(false));
+            // The page's own resources, inherited ones copied onto it; names only added.
+            auto resources = page.getAttribute("/Resources", true);
+            if (!resources.isDictionary()) {
+                resources = QPDFObjectHandle::newDictionary();
+                page.getObjectHandle().replaceKey("/Resources", resources);
             }
-            for (auto& form : formsOf(page)) {
-                if (!done.insert(form.getObjGen()).second) continue;
-                TextFilter formFilter(true);
-                std::string const formContent = filtered(QPDFPageObjectHelper(form), formFilter);
-                if (formFilter.removedAny()) {
-                    form.replaceStreamData(deflated(formContent), QPDFObjectHandle::newName("/FlateDecode"),
-                                           QPDFObjectHandle::newNull());
-                }
-            }
+            auto xobjects = dictionaryAt(resources, "/XObject");
+            int suffix = 0;
+            std::string const name = resources.getUniqueResourceName("/GlossText", suffix);
+            xobjects.replaceKey(name, form);
+            page.addPageContents(QPDFObjectHandle::newStream(&pdf, "q\n"), true);
+            page.addPageContents(
+                QPDFObjectHandle::newStream(&pdf, "\nQ\nq " + matrixText(matrices + 6 * i) + " " + name + " Do Q\n"), false);
         }
         QPDFWriter writer(pdf, output);
         writer.setStreamDataMode(qpdf_s_preserve);

@@ -3,10 +3,14 @@ import Foundation
 
 /// Grafting Gloss's text layer onto a PDF: the input document written again by libqpdf with a
 /// page of invisible words laid over each page Gloss read, and nothing else changed. The layer
-/// is a PDF of Gloss's own (`SearchablePDF.addTextLayer`), one page per page to cover; qpdf's
-/// overlay (`qpdf in.pdf --overlay layer.pdf --to=… -- out.pdf`) makes each of its pages a
-/// form XObject drawn last on its page, inside `q … Q`, after the page's own content streams,
-/// which stay as they are. Stream data is preserved, so every image's bytes are the input's.
+/// is a PDF of Gloss's own (`SearchablePDF.addTextLayer`), one page per page to cover; each of
+/// its pages becomes a form XObject drawn last on its page, after the page's own content
+/// streams, which stay as they are inside `q … Q`. Stream data is preserved, so every image's
+/// bytes are the input's.
+///
+/// This is what `qpdf --overlay` does, placed by Gloss instead: qpdf 11.3's overlay also turns
+/// the page's own content into a form XObject and, on a page whose crop box does not start at
+/// its media box's corner, draws it moved (by -3, -2 pt on `pdf/turned.pdf`'s second page).
 public enum PDFGraft {
     /// The kinds of text a page shows, in its content and the form XObjects it draws.
     public struct PageText: OptionSet, Sendable, Hashable {
@@ -55,48 +59,47 @@ public enum PDFGraft {
         }
     }
 
-    /// Writes to `output` the document at `input` with page `i` of `layer` laid over page
-    /// `covered[i]` (0-based) and, first, the invisible text of the pages `stripping` removed.
-    /// With neither, `output` is a copy of `input`.
-    public static func graft(input: String, layer: String?, covering covered: [Int], stripping: [Int], output: String) throws {
+    /// One page of a text layer and the page of the input it goes on.
+    public struct Cover: Sendable {
+        /// The input's page, 0-based.
+        public var page: Int
+        /// The layer page's place on it: `PDFPageGeometry.shownToUserSpace`.
+        public var placement: [Double]
+
+        public init(page: Int, placement: [Double]) {
+            self.page = page
+            self.placement = placement
+        }
+    }
+
+    /// Writes to `output` the document at `input` with page `i` of `layer` drawn last on
+    /// `covers[i].page`, after, first, the invisible text of the pages `stripping` lists (0-based)
+    /// was removed. With neither, `output` is a copy of `input`'s bytes.
+    public static func graft(input: String, layer: String?, covers: [Cover], stripping: [Int], output: String) throws {
         let document = try QPDFDocument(path: input)
         if document.isEncrypted { throw PDFGraftError(path: input, cause: .encrypted) }
         if document.isSigned { throw PDFGraftError(path: input, cause: .signed) }
         let pageCount = document.pageCount
-        if let outside = (covered + stripping).first(where: { $0 < 0 || $0 >= pageCount }) {
+        if let outside = (covers.map(\.page) + stripping).first(where: { $0 < 0 || $0 >= pageCount }) {
             throw PDFGraftError(path: input, cause: .unreadable("it has no page \(outside + 1)"))
         }
-        var source = input
-        let stripped = output + ".stripped"
-        defer { unlink(stripped) }
-        if !stripping.isEmpty {
-            var message = [CChar](repeating: 0, count: 512)
-            let pages = stripping.map(Int32.init)
-            guard gloss_qpdf_strip_invisible_text(input, stripped, pages, Int32(pages.count), &message, message.count) == 0 else {
-                throw PDFGraftError(path: input, cause: .failed(text(of: message)))
-            }
-            source = stripped
-        }
-        guard let layer, !covered.isEmpty else {
+        guard !covers.isEmpty || !stripping.isEmpty else {
             do {
-                try? FileManager.default.removeItem(atPath: output)
-                try FileManager.default.copyItem(atPath: source, toPath: output)
+                try FileManager.default.copyItem(atPath: input, toPath: output)
             } catch {
                 throw PDFGraftError(path: input, cause: .failed("cannot copy it: \(error.localizedDescription)"))
             }
             return
         }
-        try QPDFJob().run([
-            "inputFile": source,
-            "outputFile": output,
-            // Every stream as it was read: no image decoded and compressed again.
-            "streamData": "preserve",
-            "overlay": [
-                "file": layer,
-                "to": covered.map { String($0 + 1) }.joined(separator: ","),
-                "from": "1-\(covered.count)",
-            ] as [String: Any],
-        ], naming: input)
+        guard covers.allSatisfy({ $0.placement.count == 6 }), covers.isEmpty || layer != nil else {
+            throw PDFGraftError(path: input, cause: .failed("a layer page without its placement"))
+        }
+        let pages = covers.map { Int32($0.page) }, matrices = covers.flatMap(\.placement), strip = stripping.map(Int32.init)
+        var message = [CChar](repeating: 0, count: 512)
+        guard gloss_qpdf_graft(input, layer, pages, matrices, Int32(pages.count), strip, Int32(strip.count), output,
+                               &message, message.count) == 0 else {
+            throw PDFGraftError(path: input, cause: .failed(text(of: message)))
+        }
     }
 
     /// The terminated message a C function wrote into `buffer`.

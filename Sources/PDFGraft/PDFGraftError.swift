@@ -20,12 +20,15 @@ public struct PDFGraftError: Error, Sendable, CustomStringConvertible, Equatable
         self.cause = cause
     }
 
-    public var description: String {
+    public var description: String { path + ": " + reasonText }
+
+    /// The cause in words, without the file name.
+    public var reasonText: String {
         switch cause {
-        case .encrypted: "\(path): encrypted: Gloss does not graft a text layer onto an encrypted PDF"
-        case .signed: "\(path): signed: grafting a text layer would invalidate the document's signatures"
-        case .unreadable(let reason): "\(path): cannot graft a text layer: \(reason)"
-        case .failed(let reason): "\(path): grafting the text layer failed: \(reason)"
+        case .encrypted: "encrypted: Gloss does not graft a text layer onto an encrypted PDF"
+        case .signed: "signed: grafting a text layer would invalidate the document's signatures"
+        case .unreadable(let reason): "cannot graft a text layer: \(reason)"
+        case .failed(let reason): "grafting the text layer failed: \(reason)"
         }
     }
 }

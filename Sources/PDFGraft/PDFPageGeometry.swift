@@ -16,20 +16,15 @@ public struct PDFRectangle: Sendable, Hashable {
     }
 }
 
-/// What places a page's pictures and text: its boxes (inherited ones resolved, each within the
-/// one it must lie in) and its `/Rotate`, a multiple of 90 degrees clockwise.
+/// What places a page's text: its crop box (inherited or not, within its media box), which is
+/// what a viewer shows and what Poppler draws for Gloss to read, and its `/Rotate`, a multiple
+/// of 90 degrees clockwise.
 public struct PDFPageGeometry: Sendable, Hashable {
-    public var mediaBox: PDFRectangle
-    /// What a viewer shows, and what Poppler draws for Gloss to read.
     public var cropBox: PDFRectangle
-    /// Where qpdf places an overlay: the crop box unless the page has its own.
-    public var trimBox: PDFRectangle
     public var rotation: Int
 
-    public init(mediaBox: PDFRectangle, cropBox: PDFRectangle, trimBox: PDFRectangle, rotation: Int) {
-        self.mediaBox = mediaBox
+    public init(cropBox: PDFRectangle, rotation: Int) {
         self.cropBox = cropBox
-        self.trimBox = trimBox
         self.rotation = ((rotation % 360) + 360) % 360 / 90 * 90
     }
 
@@ -38,31 +33,26 @@ public struct PDFPageGeometry: Sendable, Hashable {
         rotation % 180 == 0 ? (cropBox.width, cropBox.height) : (cropBox.height, cropBox.width)
     }
 
-    /// A point of user space as the page shows it: from the bottom left of the crop box turned
-    /// by `/Rotate` (clockwise), in points.
-    func shown(x: Double, y: Double) -> (x: Double, y: Double) {
+    /// The `cm` matrix that takes a point of the page as shown (points from the bottom left of
+    /// the crop box turned upright) to user space: the inverse of the page's rotation, then the
+    /// crop box's corner.
+    public var shownToUserSpace: [Double] {
         let box = cropBox
         switch rotation {
-        case 90: return (y - box.y0, box.x1 - x)
-        case 180: return (box.x1 - x, box.y1 - y)
-        case 270: return (box.y1 - y, x - box.x0)
-        default: return (x - box.x0, y - box.y0)
+        case 90: return [0, 1, -1, 0, box.x1, box.y0]
+        case 180: return [-1, 0, 0, -1, box.x1, box.y1]
+        case 270: return [0, -1, 1, 0, box.x0, box.y1]
+        default: return [1, 0, 0, 1, box.x0, box.y0]
         }
     }
 
-    /// Where the words of a page read from `pixelWidth` by `pixelHeight` pixels (the shown crop
-    /// box, as Poppler draws it) go on the page of a text layer that qpdf's overlay lays over
-    /// this page. qpdf fits the layer page, turned upright, to the trim box; so the layer page
-    /// is the trim box as shown, and the pixels' top left corner is the crop box's, as shown,
-    /// measured from the layer page's bottom left.
-    public func textLayerFrame(pixelWidth: Int, pixelHeight: Int) -> TextLayerFrame {
-        let corners = [shown(x: trimBox.x0, y: trimBox.y0), shown(x: trimBox.x1, y: trimBox.y1)]
-        let left = min(corners[0].x, corners[1].x), bottom = min(corners[0].y, corners[1].y)
-        let right = max(corners[0].x, corners[1].x), top = max(corners[0].y, corners[1].y)
+    /// The page of a text layer for this page, read from `pixelWidth` pixels across as shown
+    /// (Poppler draws the shown crop box): its size is the shown page's, the pixels cover it
+    /// from its top left, and `shownToUserSpace` places it on the page.
+    public func textLayerFrame(pixelWidth: Int) -> TextLayerFrame {
         let size = shownSize
-        return TextLayerFrame(width: right - left, height: top - bottom,
-                              pointsPerPixel: size.width / Double(max(pixelWidth, 1)),
-                              pictureLeft: -left, pictureTop: size.height - bottom)
+        return TextLayerFrame(width: size.width, height: size.height, pointsPerPixel: size.width / Double(max(pixelWidth, 1)),
+                              pictureLeft: 0, pictureTop: size.height)
     }
 }
 

@@ -49,9 +49,7 @@ final class QPDFDocument {
             throw PDFGraftError(path: path, cause: .unreadable("page \(index + 1) has no MediaBox"))
         }
         let crop = rectangle(inherited("/CropBox", of: page))?.intersection(media) ?? media
-        let trim = rectangle(key("/TrimBox", of: page))?.intersection(crop) ?? crop
-        let rotation = integer(inherited("/Rotate", of: page)) ?? 0
-        return PDFPageGeometry(mediaBox: media, cropBox: crop, trimBox: trim, rotation: rotation)
+        return PDFPageGeometry(cropBox: crop, rotation: integer(inherited("/Rotate", of: page)) ?? 0)
     }
 
     // MARK: Objects

@@ -100,15 +100,16 @@ struct DocumentFiles {
             try AtomicFile.write(to: layer) { append in
                 var pdf = try SearchablePDF(context: settings.reportContext, title: (input as NSString).lastPathComponent, sink: append)
                 for (page, report) in covered {
-                    let frame = document.pages[page].textLayerFrame(pixelWidth: report.width, pixelHeight: report.height)
+                    let frame = document.pages[page].textLayerFrame(pixelWidth: report.width)
                     try pdf.addTextLayer(report, frame: (frame.width, frame.height, frame.pointsPerPixel, frame.pictureLeft, frame.pictureTop))
                 }
                 try pdf.finish()
             }
         }
+        let covers = covered.map { PDFGraft.Cover(page: $0.page, placement: document.pages[$0.page].shownToUserSpace) }
         try AtomicFile.produce(path) { temporary in
-            try PDFGraft.graft(input: input, layer: covered.isEmpty ? nil : layer, covering: covered.map(\.page),
-                               stripping: stripping, output: temporary)
+            try PDFGraft.graft(input: input, layer: covered.isEmpty ? nil : layer, covers: covers, stripping: stripping,
+                               output: temporary)
         }
     }
 }
