@@ -74,7 +74,7 @@ let package = Package(
         ),
         // libqpdf's content-stream tokeniser, which only its C++ API offers, behind two C functions.
         .target(
-            name: "CQPDFContent", dependencies: ["CQPDF"], path: "Sources/CQPDFContent",
+            name: "CQPDFContent", dependencies: ["CQPDF"], path: "Sources/CQPDFContent", exclude: ["README.md"],
             cxxSettings: [.define("POINTERHOLDER_TRANSITION", to: "4")], linkerSettings: [.linkedLibrary("qpdf")]
         ),
 
@@ -200,6 +200,7 @@ let package = Package(
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
+        .testTarget(name: "PDFGraftTests", dependencies: ["GlossPDFGraft", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"], exclude: ["Golden"],
             swiftSettings: swiftSettings
@@ -239,7 +240,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossTestSupport"],
+            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossTestSupport", "GlossPDFGraft"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -207,7 +207,13 @@ extern "C" int gloss_qpdf_graft(char const* input, char const* layer, int const*
             int const index = pages[i];
             if (index < 0 || index >= static_cast<int>(all.size())) continue;
             auto& page = all[index];
-            auto form = pdf.copyForeignObject(layerPages[i].getFormXObjectForPage(false));
+            // The form qpdf makes holds the layer page's content decoded: compressed again here,
+            // since the writer preserves every stream as it finds it.
+            auto layerForm = layerPages[i].getFormXObjectForPage(false);
+            auto data = layerForm.getStreamData(qpdf_dl_all);
+            layerForm.replaceStreamData(deflated(std::string(reinterpret_cast<char const*>(data->getBuffer()), data->getSize())),
+                                        QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            auto form = pdf.copyForeignObject(layerForm);
             // The page's own resources, inherited ones copied onto it; names only added.
             auto resources = page.getAttribute("/Resources", true);
             if (!resources.isDictionary()) {

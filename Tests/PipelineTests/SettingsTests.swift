@@ -12,7 +12,7 @@ import Testing
     static var changed: AnnotationSettings {
         var settings = AnnotationSettings(formats: Set(OutputFormat.allCases))
         settings.iiif = IIIFOutput()
-        settings.skipText = true
+        settings.pdfMode = .skip
         settings.pdfResolution = 200
         settings.prepare = .none
         settings.faceDimension = 500
@@ -24,7 +24,8 @@ import Testing
     @Test func theFingerprintIsTheOneBatchesOnDiskHold() {
         #expect(AnnotationSettings().fingerprint == "0914b6ef2d06b805")
         #expect(AnnotationSettings(detectFaces: false).fingerprint == "0170ea19553b1ede")
-        #expect(Self.changed.fingerprint == "da0faf7adab072d6")
+        // Since `--pdf-mode` replaced `skipText` (recorded as "pdfMode":"skip"); before, "da0faf7adab072d6".
+        #expect(Self.changed.fingerprint == "a54ea7c0d6529289")
     }
 
     @Test func theSettingsAreWrittenAsBefore() throws {
@@ -37,8 +38,8 @@ import Testing
             """)
         #expect(String(decoding: try encoder.encode(Self.changed), as: UTF8.self) == """
             {"detectFaces":true,"displayDimension":2000,"faceDetector":"cnn","faceDimension":500,"faceModelPath":null,\
-            "formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfResolution":200,"pixelLimit":150000000,\
-            "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true,"skipText":true}
+            "formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfMode":"skip","pdfResolution":200,\
+            "pixelLimit":150000000,"recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true}
             """)
         for settings in [AnnotationSettings(), Self.changed] {
             #expect(try JSONDecoder().decode(AnnotationSettings.self, from: encoder.encode(settings)) == settings)
@@ -51,7 +52,7 @@ import Testing
         let settings = try JSONDecoder().decode(AnnotationSettings.self, from: Data(old.utf8))
         #expect(settings.faceDetector == .cascade, "before the CNN, faces were found by the cascade")
         #expect(settings.prepare == .none, "before preparation, pages were read as they came")
-        #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && !settings.skipText && settings.iiif == nil)
+        #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && settings.pdfMode == .force && settings.iiif == nil)
         #expect(settings.formats == [.html, .json] && settings.pixelLimit == 100 && settings.faceDimension == nil)
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(AnnotationSettings.self, from: Data(#"{"detectFaces":true}"#.utf8))

@@ -121,7 +121,8 @@ struct PageGraph: Sendable {
                 clock = nil
                 group.addTask {
                     let (outcome, expired) = await graph.withPageTimeout {
-                        await graph.process(page: index, of: file, id: id, clock: pageClock, layout: batch.layout)
+                        await graph.process(page: index, of: file, id: id, clock: pageClock, layout: batch.layout,
+                                            documents: documentLinks)
                     }
                     graphs.giveBack(graph)
                     batch.budget.release(pixels)
@@ -247,7 +248,8 @@ struct PageGraph: Sendable {
 
     /// Decode to render for one page. Never throws: a failed page is a report saying why,
     /// written in every format so the report can show it; a cancelled one writes nothing.
-    private func process(page index: Int, of opened: OpenedFile, id: String, clock: StageClock, layout: OutputLayout?) async -> Outcome {
+    private func process(page index: Int, of opened: OpenedFile, id: String, clock: StageClock, layout: OutputLayout?,
+                         documents: [String: String] = [:]) async -> Outcome {
         let file = opened.image
         let path = file.path
         // A display copy is made only when a page view or a IIIF canvas will show it.
@@ -298,7 +300,7 @@ struct PageGraph: Sendable {
                         ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
                         : nil)
                     return try PageFiles(layout: layout, settings: settings).write(finished, display: display, id: id, pdf: pdf,
-                                                                                   resolution: resolution)
+                                                                                   resolution: resolution, documents: documents)
                 }
             }
             return Outcome(report: finished, outputs: outputs)
