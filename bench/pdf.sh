@@ -7,14 +7,16 @@
 # bench/ocr-quality/truth/ocrmypdf-linn.gt.txt). Prints, per set: pages a second (best of ROUNDS
 # runs, default 3), output bytes against input bytes, and the bag-of-words F1 of `pdftotext`
 # against the truth where there is one (bench/ocr-quality/score.py's tokens and F1).
-#   [ROUNDS=3] bench/pdf.sh
+#   [ROUNDS=3] [GLOSS=path/to/gloss] bench/pdf.sh   (GLOSS: default this checkout's release build, built here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v ocrmypdf >/dev/null || { echo "bench/pdf.sh needs ocrmypdf (make setup)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-swift build -c release --product gloss >/dev/null && swift build -c release --product gloss-render >/dev/null
-gloss="$(swift build -c release --show-bin-path)/gloss"
+if [ -z "${GLOSS:-}" ]; then
+    swift build -c release --product gloss >/dev/null && swift build -c release --product gloss-render >/dev/null
+fi
+gloss=${GLOSS:-"$(swift build -c release --show-bin-path)/gloss"}
 mkdir -p "$work/scans" "$work/ocrmypdf"
 for seed in $(seq 0 9); do
     /usr/bin/python3 bench/make-page.py "$work/page-$seed.png" --width 1654 --height 2339 --seed "$seed"

@@ -52,10 +52,10 @@ struct PDFGraftCommandTests {
             // pdftotext -cropbox: points from the shown crop box's top left, as Gloss's pixels are.
             let pages = try PDFCommandTests.words(inPDF: document, options: ["-bbox", "-cropbox"])
             #expect(pages.count == reports.count)
-            let shown = try PDFGraft.inspect(input).text
-            for (report, page) in zip(reports, pages) where !shown[report.pageIndex].contains(.visible) {
-                // pdftotext's page size is the unturned crop box's: the sum of its sides is the shown page's.
-                let scale = Double(report.width + report.height) / (page.width + page.height)
+            let inspected = try PDFGraft.inspect(input)
+            for (report, page) in zip(reports, pages) where !inspected.text[report.pageIndex].contains(.visible) {
+                // pdftotext's page width is the unturned crop box's: the scale comes from the page as shown.
+                let scale = Double(report.width) / inspected.pages[report.pageIndex].shownSize.width
                 let words = report.words.filter { !$0.text.isEmpty }
                 let placed = words.filter { word in
                     page.words.contains { found in
@@ -68,14 +68,14 @@ struct PDFGraftCommandTests {
                 // (A page of visible text is left out: pdftotext drops text drawn again over the
                 // same text, as it does fake bold; the modes' test finds the layer there.)
                 #expect(placed.count == words.count,
-                        "\(name) page \(report.pageIndex + 1): \(Set(words.map(\.text)).subtracting(placed.map(\.text)).sorted())")
+                        "\(name) page \(report.pageIndex + 1): \(Set(words.map { $0.text }).subtracting(placed.map { $0.text }).sorted())")
             }
 
             // pages/<id>.pdf is the same file; the text beside it has every page, split by form feeds.
             #expect(FileManager.default.contents(atPath: output + "/" + entries[0].outputs["pdf"]!) == FileManager.default.contents(atPath: document))
             let text = try String(contentsOfFile: output + "/" + entries[0].outputs["documentText"]!, encoding: .utf8)
             #expect(text.components(separatedBy: "\u{0C}").count == entries.count)
-            #expect(text.components(separatedBy: "\u{0C}").map { $0.trimmingCharacters(in: .newlines) } == reports.map(\.text))
+            #expect(text.components(separatedBy: "\u{0C}").map { $0.trimmingCharacters(in: .newlines) } == reports.map { $0.text })
         }
         // The turned page is shown as it was: pdftoppm draws the same pixels.
         let turned = output + "/documents/pdf/turned.pdf"
