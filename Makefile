@@ -13,16 +13,17 @@ STRICT = -Xswiftc -warnings-as-errors
 # for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
 # checks the IIIF output, and pikepdf, which checks the PDF/A structure of the searchable PDFs;
 # icc-profiles-free, whose sRGB.icc Gloss compiles in as PDF/A's OutputIntent (the test checks
-# the copy in Sources/Reports/Profiles is still Debian's); slurm-wlm and munge for the cluster
-# test (make test-cluster runs slurmctld, slurmd and munged itself, on one node); mmdebstrap
-# for the image test (make test-image builds the container's filesystem from Debian's
-# packages, no registry needed); cmake builds upstream's YuNet C++, the face bench's reference
+# the copy in Sources/Reports/Profiles is still Debian's); libqpdf-dev grafts the text layer
+# onto PDF inputs (Sources/CQPDF, Sources/PDFGraft); slurm-wlm and munge for the cluster test
+# (make test-cluster runs slurmctld, slurmd and munged itself, on one node); mmdebstrap for the
+# image test (make test-image builds the container's filesystem from Debian's packages, no
+# registry needed); cmake builds upstream's YuNet C++, the face bench's reference
 # (bench/faces/yunet-reference/build.sh).
 APT_PACKAGES = \
 	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free \
-	slurm-wlm munge mmdebstrap cmake
+	libqpdf-dev slurm-wlm munge mmdebstrap cmake
 
 # The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
 VENV = .build/venv

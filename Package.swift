@@ -27,7 +27,7 @@ let package = Package(
             name: "Gloss",
             targets: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork", "GlossModels", "GlossTextRecognition",
-                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex",
+                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex", "GlossPDFGraft",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -67,6 +67,15 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CQPDF", path: "Sources/CQPDF",
+            providers: [.apt(["libqpdf-dev"])]
+        ),
+        // libqpdf's content-stream tokeniser, which only its C++ API offers, behind two C functions.
+        .target(
+            name: "CQPDFContent", dependencies: ["CQPDF"], path: "Sources/CQPDFContent", exclude: ["README.md"],
+            cxxSettings: [.define("POINTERHOLDER_TRANSITION", to: "4")], linkerSettings: [.linkedLibrary("qpdf")]
         ),
 
         // The library, one module per responsibility.
@@ -127,6 +136,10 @@ let package = Package(
             resources: [.embedInCode("Profiles/sRGB.icc")], swiftSettings: swiftSettings
         ),
         .target(
+            name: "GlossPDFGraft", dependencies: ["CQPDF", "CQPDFContent"],
+            path: "Sources/PDFGraft", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GlossIndex", dependencies: ["GlossGeometry", "GlossContract", "CSQLite"],
             path: "Sources/Index", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
@@ -134,7 +147,7 @@ let package = Package(
             name: "GlossPipeline",
             dependencies: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
-                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading",
+                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading", "GlossPDFGraft",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
@@ -189,6 +202,7 @@ let package = Package(
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
+        .testTarget(name: "PDFGraftTests", dependencies: ["GlossPDFGraft", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"], exclude: ["Golden"],
             swiftSettings: swiftSettings
@@ -228,7 +242,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport"],
+            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft"],
             swiftSettings: swiftSettings
         ),
     ]

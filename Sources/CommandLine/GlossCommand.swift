@@ -115,7 +115,11 @@ public enum GlossCommand {
                 default: defaults.pdfStandard.rawValue),
         .option("pdf-resolution", value: "PPI", "render PDF pages at PPI, except full-page scans, kept at their own",
                 default: String(defaults.pdfResolution)),
-        .flag("skip-text", "keep the text of PDF pages that already have a text layer, and do not OCR them"),
+        .choice("pdf-mode", value: "MODE", of: PDFMode.allCases.map(\.rawValue),
+                "PDF pages that hold text: skip keeps their text and reads them not; redo reads those without "
+                    + "visible text, replacing old invisible text; force reads every page (docs/pdf.md)",
+                default: defaults.pdfMode.rawValue),
+        .flag("skip-text", "the same as --pdf-mode skip"),
         .list("prepare", value: "STEPS", of: PreparationSteps.named.map(\.name), whole: ["auto", "none"],
               "how pages are prepared: auto turns, levels, flattens and scales each as it needs and reads "
                   + "dropped text again; none reads them as they come",
@@ -190,7 +194,14 @@ public enum GlossCommand {
         // The option's table allows only these names.
         if let standard = arguments.value("pdf-standard") { settings.pdfStandard = PDFStandard(rawValue: standard) ?? settings.pdfStandard }
         settings.pdfResolution = try arguments.integer("pdf-resolution", in: 10...1200) ?? settings.pdfResolution
-        settings.skipText = arguments.has("skip-text")
+        // The option's table allows only these names.
+        if let mode = arguments.value("pdf-mode") { settings.pdfMode = PDFMode(rawValue: mode) ?? settings.pdfMode }
+        if arguments.has("skip-text") {
+            guard arguments.value("pdf-mode").map({ $0 == PDFMode.skip.rawValue }) ?? true else {
+                throw UsageError("--skip-text is --pdf-mode skip: give one of them")
+            }
+            settings.pdfMode = .skip
+        }
         // The options' tables allow only these names.
         if let mode = arguments.value("text") { settings.textMode = TextMode(rawValue: mode) ?? settings.textMode }
         if arguments.value("text") == noTextName || arguments.has("no-text") { settings.recognizeText = false }

@@ -34,10 +34,12 @@ public struct BatchIndexView {
         public var imagePath: String?
         /// The page's review flag (`PageReview.suspect`): inked areas without words.
         public var suspect: Bool
+        /// The searchable PDF of the page's whole input (`documents/`), relative to the index.
+        public var documentPath: String?
 
         public init(source: String, pageIndex: Int, status: PageStatus, error: String?, wordCount: Int,
                     meanConfidence: Double?, faceCount: Int, htmlPath: String?, imagePath: String? = nil,
-                    suspect: Bool = false) {
+                    suspect: Bool = false, documentPath: String? = nil) {
             self.source = source
             self.pageIndex = pageIndex
             self.status = status
@@ -49,6 +51,7 @@ public struct BatchIndexView {
             self.htmlPath = htmlPath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
             self.imagePath = imagePath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
             self.suspect = suspect
+            self.documentPath = documentPath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
         }
 
     }
@@ -132,8 +135,11 @@ public struct BatchIndexView {
             return HTML(trusted: "<ol class=\"grid chunk rows-\(rows)\">\n")
                 + HTML.joined(slice.map { card($0, folders: folders) }) + HTML(trusted: "\n</ol>")
         }
+        // A file's pages under one heading: the heading links the file's document.
+        let document = group.entries.count > 1 && names.isMultiPage(group.entries[0].source)
+            ? group.entries[0].documentPath.map { Self.documentLink($0) } : nil
         return HTML(trusted: "<section class=\"group\">\n<h3>") + HTML(escaping: group.heading)
-            + HTML(trusted: " <span class=\"count\">\(count)</span></h3>\n") + HTML.joined(chunks) + HTML(trusted: "\n</section>")
+            + HTML(trusted: " <span class=\"count\">\(count)</span>") + (document ?? HTML(trusted: "")) + HTML(trusted: "</h3>\n") + HTML.joined(chunks) + HTML(trusted: "\n</section>")
     }
 
     /// The folder filter, when there is more than one folder to choose from.
@@ -195,7 +201,14 @@ public struct BatchIndexView {
         if let mean = entry.meanConfidence { data += " data-c=\"\(DecimalText.format(mean, maximumFractionDigits: 2))\"" }
         if let folder = folders[names.folder(of: entry.source)] { data += " data-d=\"\(folder)\"" }
         let classes = "card \(entry.status.rawValue)" + (entry.suspect ? " suspect" : "")
+        // A single-page file's card links its document itself.
+        let document = names.isMultiPage(entry.source) ? nil : entry.documentPath.map { Self.documentLink($0) }
         return HTML(trusted: "<li class=\"\(classes)\"\(data)>") + body
-            + HTML(trusted: "<span class=\"counts\">" + counts.joined() + "</span></li>")
+            + HTML(trusted: "<span class=\"counts\">" + counts.joined() + "</span>") + (document ?? HTML(trusted: "")) + HTML(trusted: "</li>")
+    }
+
+    /// The link to an input's searchable PDF in `documents/`.
+    static func documentLink(_ path: String) -> HTML {
+        HTML(trusted: " <a class=\"document\" href=\"") + HTML(escaping: path) + HTML(trusted: "\">searchable PDF</a>")
     }
 }

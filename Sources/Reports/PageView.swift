@@ -303,7 +303,9 @@ public struct PageView {
     }
 
     /// The outputs offered for download, in this order, with the names a person knows them by.
+    /// The input's whole document (`documents/`) comes last.
     static let downloadOrder: [(String, String)] = OutputFormat.allCases.filter { $0 != .html }.map { ($0.rawValue, $0.displayName) }
+        + [("document", "Document (searchable PDF)"), ("documentText", "Document text")]
 
     private func timings() -> HTML {
         let stages = report.timings.stages

@@ -122,6 +122,29 @@ public struct SearchablePDF {
         pages.append(number)
     }
 
+    /// Writes a page holding only the invisible words of `report`, to be laid over a page of
+    /// another document (`GlossPDFGraft`): `frame` gives the page's size and where the report's
+    /// pixels lie on it. It has no picture, and no text operators when the page has no words.
+    public mutating func addTextLayer(_ report: PageReport, frame: (width: Double, height: Double, pointsPerPixel: Double,
+                                                                     pictureLeft: Double, pictureTop: Double)) throws {
+        let words = report.words.filter { !$0.text.isEmpty }
+        var fonts: [String] = []
+        var content = ""
+        if !words.isEmpty {
+            let text = TextLayer(words: words, pageHeight: frame.pictureTop, pointsPerPixel: frame.pointsPerPixel)
+            for (index, characters) in text.fonts.enumerated() { fonts.append("/F\(index) \(try writeFont(characters)) 0 R") }
+            content = "1 0 0 1 " + Self.number(frame.pictureLeft) + " 0 cm\n" + text.operators
+        }
+        let contents = file.reserve()
+        try file.write(contents, stream: "/Filter /FlateDecode", data: Deflater.compress(Array(content.utf8)))
+        let number = file.reserve()
+        try file.write(number, """
+            << /Type /Page /Parent \(pageTree) 0 R /MediaBox [0 0 \(Self.number(frame.width)) \(Self.number(frame.height))] \
+            /Resources << /Font << \(fonts.joined(separator: " ")) >> >> /Contents \(contents) 0 R >>
+            """)
+        pages.append(number)
+    }
+
     /// Writes the page tree, the catalog, the information dictionary (and for PDF/A the XMP
     /// that says the same) and the cross-reference table.
     public mutating func finish() throws {

@@ -91,11 +91,7 @@ struct AnnotateCommandTests {
 
 /// Runs the `gloss` executable built beside the tests.
 enum Gloss {
-    struct Run {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
+    typealias Run = ProgramRun
 
     static let executable: String = {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -129,19 +125,7 @@ enum Gloss {
 
     /// Any program run to its end (in `folder`, or the tests' own), with its status and both outputs.
     static func run(_ program: String, _ arguments: [String], in folder: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                   standardError: String(decoding: errorData, as: UTF8.self))
+        try ProgramRun.run(program, arguments, in: folder)
     }
 }
 

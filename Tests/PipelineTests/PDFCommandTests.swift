@@ -60,7 +60,8 @@ struct PDFCommandTests {
         let documents = try batch.documents()
         #expect(documents.map(\.pages.count) == [2, 1, 1, 1, 1, 1])
         for entry in batch.manifest.pages {
-            #expect(Set(entry.outputs.keys) == ["json", "pdf"])
+            // `document`: the input's searchable PDF in documents/ (docs/pdf.md).
+            #expect(Set(entry.outputs.keys) == ["json", "pdf", "document"])
             let single = entry.id.replacingOccurrences(of: "-p\(entry.pageIndex + 1)", with: "")
             #expect(entry.outputs["pdf"] == "pages/\(single).pdf")
         }
@@ -163,10 +164,10 @@ struct PDFCommandTests {
         var xMin, yMin, xMax, yMax: Double
     }
 
-    /// `pdftotext -raw -bbox`: the words of each page in the order the file holds them, with
-    /// the page's width in points.
-    static func words(inPDF path: String) throws -> [(width: Double, words: [FoundWord])] {
-        let html = try Tool.run("pdftotext", ["-raw", "-bbox", path, "-"])
+    /// `pdftotext -raw -bbox` (or `options`): the words of each page in the order the file holds
+    /// them, with the page's width in points.
+    static func words(inPDF path: String, options: [String] = ["-raw", "-bbox"]) throws -> [(width: Double, words: [FoundWord])] {
+        let html = try Tool.run("pdftotext", options + [path, "-"])
         var pages: [(width: Double, words: [FoundWord])] = []
         for line in html.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if line.hasPrefix("<page ") {
@@ -174,7 +175,8 @@ struct PDFCommandTests {
             } else if line.hasPrefix("<word ") {
                 let text = line.split(separator: ">", maxSplits: 1)[1].replacingOccurrences(of: "</word>", with: "")
                     .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+                    .replacingOccurrences(of: "&amp;", with: "&")
                 let numbers = try ["xMin", "yMin", "xMax", "yMax"].map { try #require(Double(attribute($0, in: line))) }
                 pages[pages.count - 1].words.append(FoundWord(text: text, xMin: numbers[0], yMin: numbers[1],
                                                               xMax: numbers[2], yMax: numbers[3]))

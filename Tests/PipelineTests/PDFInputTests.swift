@@ -57,7 +57,7 @@ struct PDFInputTests {
             #expect(report.timings["ocr"] != nil)
             let accuracy = characterAccuracy(report.text, expected: truth.text)
             #expect(accuracy > 0.95, "page \(entry.pageIndex + 1): \(accuracy)")
-            #expect(Set(entry.outputs.keys) == ["json", "html", "image", "thumbnail", "pdf"])
+            #expect(Set(entry.outputs.keys) == ["json", "html", "image", "thumbnail", "pdf", "document"])
         }
 
         // The PDF with a text layer: reported, and read by OCR all the same (no --skip-text).

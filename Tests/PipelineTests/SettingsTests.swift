@@ -13,7 +13,7 @@ import Testing
         // The formats named, not all there are: a format added later is not in those batches.
         var settings = AnnotationSettings(formats: [.html, .json, .hocr, .alto, .tsv, .txt, .pdf])
         settings.iiif = IIIFOutput()
-        settings.skipText = true
+        settings.pdfMode = .skip
         settings.pdfResolution = 200
         settings.pdfStandard = .none
         settings.prepare = .none
@@ -32,7 +32,8 @@ import Testing
         }
         #expect(smiling(AnnotationSettings()).fingerprint == "0914b6ef2d06b805")
         #expect(smiling(AnnotationSettings(detectFaces: false)).fingerprint == "0170ea19553b1ede")
-        #expect(smiling(Self.changed).fingerprint == "da0faf7adab072d6")
+        // Since `--pdf-mode` replaced `skipText` (recorded as "pdfMode":"skip"); before, "da0faf7adab072d6".
+        #expect(smiling(Self.changed).fingerprint == "a54ea7c0d6529289")
         // Without smiles (the default since) a page's faces differ, and it is read again.
         #expect(AnnotationSettings().fingerprint != "0914b6ef2d06b805")
     }
@@ -59,8 +60,8 @@ import Testing
             """)
         #expect(String(decoding: try encoder.encode(Self.changed), as: UTF8.self) == """
             {"detectFaces":true,"detectSmiles":false,"displayDimension":2000,"faceDetector":"cnn","faceDimension":500,\
-            "faceModelPath":null,"formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfResolution":200,"pixelLimit":150000000,\
-            "recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true,"skipText":true}
+            "faceModelPath":null,"formats":["alto","hocr","html","json","pdf","tsv","txt"],"iiif":{},"pdfMode":"skip","pdfResolution":200,\
+            "pixelLimit":150000000,"recognition":{"languages":["eng"],"pageSegmentationMode":3},"recognizeText":true}
             """)
         for settings in [AnnotationSettings(), Self.changed] {
             #expect(try JSONDecoder().decode(AnnotationSettings.self, from: encoder.encode(settings)) == settings)
@@ -73,7 +74,7 @@ import Testing
         let settings = try JSONDecoder().decode(AnnotationSettings.self, from: Data(old.utf8))
         #expect(settings.faceDetector == .cascade, "before the CNN, faces were found by the cascade")
         #expect(settings.prepare == .none, "before preparation, pages were read as they came")
-        #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && !settings.skipText && settings.iiif == nil)
+        #expect(settings.pdfResolution == AnnotationSettings().pdfResolution && settings.pdfMode == .force && settings.iiif == nil)
         #expect(settings.pdfStandard == .none, "before PDF/A, searchable PDFs were plain")
         #expect(settings.formats == [.html, .json] && settings.pixelLimit == 100 && settings.faceDimension == nil)
         #expect(settings.detectSmiles, "before the setting, every face was looked at for a smile")

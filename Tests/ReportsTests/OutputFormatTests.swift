@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func theViewerOffersEveryFormatButTheViewItself() {
-        #expect(PageView.downloadOrder.map(\.0) == OutputFormat.allCases.filter { $0 != .html }.map(\.rawValue))
+        // Then the input's whole document (documents/), its PDF and its text.
+        #expect(PageView.downloadOrder.map(\.0) == OutputFormat.allCases.filter { $0 != .html }.map(\.rawValue) + ["document", "documentText"])
         #expect(PageView.downloadOrder.first { $0.0 == "alto" }?.1 == "ALTO XML")
         #expect(Set(OutputFormat.allCases.map(\.displayName)).count == OutputFormat.allCases.count)
     }

@@ -157,6 +157,7 @@ public struct Annotator: Sendable {
                                          fileCount: files.count, earlier: earlierPages, events: events)
         let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight),
+                             documents: DocumentNames(sources: files.map(\.path)),
                              corrections: try CorrectionReplay(folder: folder, discard: discardsCorrections))
         events?.yield(.started(files: files.count))
 
@@ -256,7 +257,7 @@ private struct BatchSetup: Sendable {
             earlier = EarlierRun()
             return
         }
-        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder])
+        AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder] + layout.documentFolders)
         earlier = EarlierRun(layout: layout)
         let recorded = earlier.pages
         let reading = Set(files.map(\.path))

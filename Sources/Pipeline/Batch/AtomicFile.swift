@@ -55,6 +55,36 @@ enum AtomicFile {
         }
     }
 
+    /// Makes `path` as atomically from a file `body` writes at the temporary path it is given
+    /// (a library that writes files by name, such as libqpdf).
+    static func produce(_ path: String, _ body: (_ temporary: String) throws -> Void) throws {
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        do {
+            try body(temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let cause = systemError()
+            unlink(temporary)
+            throw OutputError(path: path, cause: cause)
+        }
+    }
+
+    /// Makes `path` another name of the file at `existing` (a hard link; a copy where the file
+    /// system has none), atomically.
+    static func share(_ existing: String, as path: String) throws {
+        try produce(path) { temporary in
+            guard link(existing, temporary) != 0 else { return }
+            do {
+                try FileManager.default.copyItem(atPath: existing, toPath: temporary)
+            } catch {
+                throw OutputError(path: path, cause: "cannot copy \(existing): \(error.localizedDescription)")
+            }
+        }
+    }
+
     static func write(_ text: String, to path: String) throws {
         try write(Array(text.utf8), to: path)
     }

@@ -273,6 +273,21 @@ actor BatchRecorder {
         for name in recorded.subtracting(kept) where !heldElsewhere.contains(where: { name.hasPrefix($0 + ".") }) {
             unlink(layout.pagesFolder + "/" + name)
         }
+        // The documents of `documents/` likewise: removed only when a record named them.
+        let keptDocuments = Self.documentPaths(of: pages)
+        let recordedDocuments = Self.documentPaths(of: earlier.recorded).union(Self.documentPaths(of: entriesByFile.values.flatMap { $0 }))
+        for path in recordedDocuments.subtracting(keptDocuments) { unlink(layout.folder + "/" + path) }
+    }
+
+    /// The paths below `documents/` the entries name, relative to the batch folder; only paths
+    /// that stay inside it (no `.` or `..` part).
+    private static func documentPaths(of entries: [ManifestEntry]) -> Set<String> {
+        Set(entries.flatMap { entry in
+            entry.outputs.values.filter { path in
+                let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+                return parts.count >= 2 && parts[0] == "documents" && !parts.contains { $0.isEmpty || $0 == "." || $0 == ".." }
+            }
+        })
     }
 
     /// The names in `pages/` of the files the entries name, and of the combined documents of

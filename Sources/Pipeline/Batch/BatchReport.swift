@@ -18,7 +18,8 @@ enum BatchReport {
             BatchIndexView.Entry(
                 source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
                 meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs["html"],
-                imagePath: $0.outputs["thumbnail"] ?? $0.outputs["image"], suspect: $0.suspect == true)
+                imagePath: $0.outputs["thumbnail"] ?? $0.outputs["image"], suspect: $0.suspect == true,
+                documentPath: $0.outputs["document"])
         }, notStarted: notStarted)
         try AtomicFile.write(index.render(), to: layout.indexPath)
     }

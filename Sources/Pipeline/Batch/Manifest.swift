@@ -13,6 +13,19 @@ public struct OutputLayout: Sendable {
     /// Finished pages, one JSON line each, appended as they finish: what a killed run leaves.
     public var journalPath: String { folder + "/gloss.journal" }
     public var indexPath: String { folder + "/index.html" }
+    /// Each input's searchable PDF and text, in the inputs' own folders (`DocumentFiles`).
+    public var documentsFolder: String { folder + "/documents" }
+
+    /// `documents/` and every folder below it.
+    var documentFolders: [String] {
+        let below = FileManager.default.enumerator(atPath: documentsFolder)?.compactMap { item -> String? in
+            guard let name = item as? String else { return nil }
+            var isFolder: ObjCBool = false
+            let path = documentsFolder + "/" + name
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue ? path : nil
+        } ?? []
+        return FileManager.default.fileExists(atPath: documentsFolder) ? [documentsFolder] + below : []
+    }
 }
 
 /// One page's line in the batch manifest.

@@ -40,8 +40,9 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     /// The resolution of PDF pages that are not one full-page scan (`--pdf-resolution`); a
     /// scan is rendered at its own.
     public var pdfResolution = ImageFile.defaultPDFResolution
-    /// Keep the text a PDF page already holds instead of reading it again (`--skip-text`).
-    public var skipText = false
+    /// Which PDF pages holding text are read again, and whether their old invisible text stays
+    /// (`--pdf-mode`; `--skip-text` is `skip`). The default reads every page, as Gloss always has.
+    public var pdfMode = PDFMode.force
     /// What the searchable PDF keeps to (`--pdf-standard`): PDF/A-2b unless asked otherwise.
     public var pdfStandard = PDFStandard.default
     /// Whether pages are prepared for reading: turned upright, levelled, scaled, and their
@@ -91,7 +92,7 @@ extension AnnotationSettings {
             // Left out at their defaults: settings from before PDF input fingerprint as they
             // did, so their finished pages stay finished.
             Field("pdfResolution", \.pdfResolution, recorded: .omittedAtDefault),
-            Field("skipText", \.skipText, recorded: .omittedAtDefault),
+            Field("pdfMode", \.pdfMode, recorded: .omittedAtDefault),
             // Settings from before it wrote plain PDFs, as `none` does. Only a batch that writes
             // PDF/A fingerprints it: one without PDFs, or with plain ones, fingerprints as before.
             Field("pdfStandard", \.pdfStandard, recorded: .omittedAt(.none),

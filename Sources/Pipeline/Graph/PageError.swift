@@ -1,4 +1,5 @@
 import GlossContract
+import GlossPDFGraft
 import GlossGeometry
 import GlossImaging
 
@@ -23,6 +24,7 @@ public struct PageError: Error, Sendable, CustomStringConvertible {
         switch cause {
         case let error as ImagingError: error.reasonText
         case let error as FetchError: error.reasonText
+        case let error as PDFGraftError: error.reasonText
         case is CancellationError: "cancelled"
         default: String(describing: cause)
         }

@@ -13,7 +13,9 @@ struct PageFiles {
     /// returns the files written by format, relative to the batch folder. The PDF of a page of a
     /// multi-page file is only named here: it is written once all the file's pages are done.
     /// `resolution` (pixels per inch, when the file states it) is shown by the page view.
-    func write(_ report: PageReport, display: PageDisplay?, id: String, pdf: PagePDF, resolution: Int? = nil) throws -> [String: String] {
+    /// `documents` names the input's document (`DocumentFiles.links`), which the page view links.
+    func write(_ report: PageReport, display: PageDisplay?, id: String, pdf: PagePDF, resolution: Int? = nil,
+               documents: [String: String] = [:]) throws -> [String: String] {
         var outputs: [String: String] = [:]
         var imageName: String?
         if let display {
@@ -29,7 +31,8 @@ struct PageFiles {
             try AtomicFile.write(try DisplayPicture(thumbnailOf: small).bytes, to: layout.pagesFolder + "/" + thumbnail)
             outputs["thumbnail"] = "pages/" + thumbnail
         }
-        let links = PageLinks(imagePath: imageName, outputs: Self.outputLinks(id: id, formats: settings.formats, pdf: pdf),
+        let linked = Self.outputLinks(id: id, formats: settings.formats, pdf: pdf).merging(documents.mapValues { "../" + $0 }) { own, _ in own }
+        let links = PageLinks(imagePath: imageName, outputs: linked,
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath))
         let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links,

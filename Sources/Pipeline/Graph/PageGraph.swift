@@ -3,6 +3,7 @@ import GlossContract
 import GlossGeometry
 import GlossImaging
 import GlossIndex
+import GlossPDFGraft
 import GlossReports
 
 /// What becomes of an input and each of its pages, written down once:
@@ -46,6 +47,15 @@ struct PageGraph: Sendable {
     struct OpenedFile: Sendable {
         var image: ImageFile
         var hash: String
+        /// A PDF on disk as libqpdf reads it, for the graft of its text layer and for
+        /// `--pdf-mode`; or why it cannot be grafted. Nil for images and downloads.
+        var graft: Result<PDFGraft.Document, PDFGraftError>?
+
+        /// What page `index`'s content shows, when known.
+        func text(ofPage index: Int) -> PDFGraft.PageText? {
+            guard case .success(let document) = graft, document.text.indices.contains(index) else { return nil }
+            return document.text[index]
+        }
     }
 
     // MARK: A file of a batch
@@ -80,6 +90,7 @@ struct PageGraph: Sendable {
         }
 
         let pageCount = file.image.pageCount
+        let documentLinks = DocumentFiles.links(name: batch.documents.name(for: path), formats: graphs.settings.formats)
         var done = [(entry: ManifestEntry, report: PageReport?)?](repeating: nil, count: pageCount)
         var readAny = false
         await withTaskGroup(of: (Int, ManifestEntry, PageReport).self) { group in
@@ -96,8 +107,10 @@ struct PageGraph: Sendable {
                     await earlier.finished(key, id: id, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
                                            on: graph.worker.image)
                 }) {
-                    await batch.recorder.skip(finished.entry, report: finished.report, position: position)
-                    done[index] = (finished.entry, finished.report)
+                    var entry = finished.entry
+                    entry.outputs.merge(documentLinks) { _, new in new }
+                    await batch.recorder.skip(entry, report: finished.report, position: position)
+                    done[index] = (entry, finished.report)
                     continue
                 }
                 // Waiting for room ends early only when the batch is cancelled; then no page starts.
@@ -110,14 +123,15 @@ struct PageGraph: Sendable {
                 clock = nil
                 group.addTask {
                     let (outcome, expired) = await graph.withPageTimeout {
-                        await graph.process(page: index, of: file.image, id: id, clock: pageClock, layout: batch.layout,
-                                      corrections: batch.corrections)
+                        await graph.process(page: index, of: file, id: id, clock: pageClock, layout: batch.layout,
+                                            documents: documentLinks, corrections: batch.corrections)
                     }
                     graphs.giveBack(graph)
                     batch.budget.release(pixels)
                     var report = outcome.report
                     report.timeOut(if: expired, after: graph.pageTimeout, in: outcome.stoppedIn)
-                    var entry = ManifestEntry(report: report, id: id, outputs: outcome.outputs)
+                    var entry = ManifestEntry(report: report, id: id,
+                                              outputs: outcome.outputs.isEmpty ? [:] : outcome.outputs.merging(documentLinks) { _, new in new })
                     entry.inputHash = file.hash
                     entry.settingsHash = batch.settingsHash
                     await batch.recorder.record(entry, report: report, position: position)
@@ -132,12 +146,21 @@ struct PageGraph: Sendable {
         }
         var entries = done.compactMap { $0?.entry }
         let reports = done.compactMap { $0?.report }
-        if pageCount > 1, reports.count == pageCount, graphs.settings.formats.contains(where: \.combines) {
+        let combines = pageCount > 1 && graphs.settings.formats.contains(where: \.combines)
+        if reports.count == pageCount, combines || !documentLinks.isEmpty {
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
+            let isCurrent = !readAny
             let combined = await graphs.borrowing { graph in
                 await Result {
                     try await graph.step(.combine, file: path, page: 0, clock: StageClock()) {
-                        try await graph.writeCombined(reports, of: file.image, id: id, into: batch.layout, pdfIsCurrent: !readAny)
+                        if combines {
+                            try await graph.writeCombined(reports, of: file.image, id: id, into: batch.layout,
+                                                          pdfIsCurrent: isCurrent, writesPDF: file.graft == nil)
+                        }
+                        try await graph.worker.image.run { [settings = graph.settings] _ in
+                            try DocumentFiles(layout: batch.layout, settings: settings)
+                                .write(reports, of: file, id: id, links: documentLinks, isCurrent: isCurrent)
+                        }
                     }
                 }
             }
@@ -174,7 +197,7 @@ struct PageGraph: Sendable {
         let (outcome, expired) = await withPageTimeout { () async -> Outcome in
             do {
                 let file = try await open(input, clock: clock, hashing: false)
-                return await process(page: pageIndex, of: file.image, id: "", clock: clock, layout: nil)
+                return await process(page: pageIndex, of: file, id: "", clock: clock, layout: nil)
             } catch {
                 return Outcome(report: PageReport(source: path, pageIndex: pageIndex, error: error, status: Self.status(of: error),
                                                   timings: clock),
@@ -216,26 +239,39 @@ struct PageGraph: Sendable {
                                      pdfResolution: pdfResolution)
             }
         }
-        guard hashing else { return OpenedFile(image: image, hash: "") }
+        // libqpdf's view of a PDF on disk: what its pages show, and whether it can be grafted.
+        let graft: Result<PDFGraft.Document, PDFGraftError>? = image.format == .pdf && downloaded == nil
+            ? try await step(.read, file: path, page: 0, clock: clock) {
+                try await worker.image.run { _ in PDFGraft.inspection(of: path) }
+            }
+            : nil
+        guard hashing else { return OpenedFile(image: image, hash: "", graft: graft) }
         let hash = try await step(.hash, file: path, page: 0, clock: clock) {
             try await worker.image.run { _ in try SHA256.hex(of: image) }
         }
-        return OpenedFile(image: image, hash: hash)
+        return OpenedFile(image: image, hash: hash, graft: graft)
     }
 
     /// Decode to render for one page. Never throws: a failed page is a report saying why,
     /// written in every format so the report can show it; a cancelled one writes nothing.
-    private func process(page index: Int, of file: ImageFile, id: String, clock: StageClock, layout: OutputLayout?,
-                         corrections: CorrectionReplay? = nil) async -> Outcome {
+    private func process(page index: Int, of opened: OpenedFile, id: String, clock: StageClock, layout: OutputLayout?,
+                         documents: [String: String] = [:], corrections: CorrectionReplay? = nil) async -> Outcome {
+        let file = opened.image
         let path = file.path
         // A display copy is made only when a page view or a IIIF canvas will show it.
         let displayDimension = layout != nil && settings.writesDisplayCopy ? settings.displayDimension : nil
-        let combinedPDF = file.pageCount > 1 ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
+        // A PDF that can be grafted gets its one PDF with its document, as a multi-page file does.
+        let combinedPDF = file.pageCount > 1 || opened.graft != nil
+            ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
+        let pageText = opened.text(ofPage: index)
         do {
             let (copies, size, layer, resolution, preparation) = try await copies(ofPage: index, of: file, clock: clock,
-                                                                                   displayDimension: displayDimension)
-            // With --skip-text, a page holding text keeps it, and no analyzer reads it again.
-            let keptText = settings.skipText ? layer.flatMap(RecognizedText.init(layer:)) : nil
+                                                                                   displayDimension: displayDimension,
+                                                                                   pageText: pageText)
+            // A page holding text that `--pdf-mode` keeps is not read again by any analyzer.
+            let keptText = layer.flatMap(RecognizedText.init(layer:)).flatMap { text in
+                settings.pdfMode.keepsText(hasTextLayer: true, text: pageText) ? text : nil
+            }
             // Each analyzer gets its own image, and the page keeps none of them: an engine that
             // copies the pixels can let go of its image while it works.
             let display = copies.display
@@ -272,7 +308,7 @@ struct PageGraph: Sendable {
                         ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
                         : nil)
                     return try PageFiles(layout: layout, settings: settings).write(finished, display: display, id: id, pdf: pdf,
-                                                                                   resolution: resolution)
+                                                                                   resolution: resolution, documents: documents)
                 }
             }
             return Outcome(report: finished, outputs: outputs,
@@ -289,7 +325,7 @@ struct PageGraph: Sendable {
     /// it already holds (a PDF's text layer), its pixels per inch in the file's pixels, when
     /// the file states them, and how it was prepared (nil with `--prepare none`). The decoded
     /// page ends here, before the analyzers run, so its memory is not held beside theirs.
-    private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
+    private func copies(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?, pageText: PDFGraft.PageText?)
         async throws -> (PageCopies, PixelSize, PDFTextLayer?, Int?, Preparation?) {
         let path = file.path
         let (decoded, layer) = try await step(.decode, file: path, page: index, clock: clock) {
@@ -301,7 +337,7 @@ struct PageGraph: Sendable {
         // Turning and levelling serve the text: a page none of whose text is read (faces only,
         // or a PDF page that keeps its own text) is left as it is.
         let readsText = worker.analyzers.contains(where: \.readsText)
-            && !(settings.skipText && layer.flatMap(RecognizedText.init(layer:)) != nil)
+            && !(layer.flatMap(RecognizedText.init(layer:)) != nil && settings.pdfMode.keepsText(hasTextLayer: true, text: pageText))
         let preparation = try await step(.prepare, file: path, page: index, clock: clock) {
             readsText ? try await prepare(decoded) : nil
         }
@@ -360,16 +396,17 @@ struct PageGraph: Sendable {
     }
 
     /// hOCR and ALTO also get one document for all pages of a multi-page file; the PDF has only
-    /// that one, each page decoded again as its turn comes. A PDF that is there already when no
+    /// that one, each page decoded again as its turn comes (unless `writesPDF` is false: a PDF
+    /// input's is its grafted document, `DocumentFiles`). A PDF that is there already when no
     /// page was read in this run (they were all finished before) holds these pages and stays.
     private func writeCombined(
-        _ reports: [PageReport], of image: ImageFile, id: String, into layout: OutputLayout, pdfIsCurrent: Bool
+        _ reports: [PageReport], of image: ImageFile, id: String, into layout: OutputLayout, pdfIsCurrent: Bool, writesPDF: Bool
     ) async throws {
         let files = renderCombined(reports, formats: settings.formats, context: settings.reportContext)
         try await worker.image.run { [settings] _ in
             for file in files { try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + id + "." + file.fileExtension) }
             let pdfPath = layout.pagesFolder + "/" + id + "." + OutputFormat.pdf.fileExtension
-            guard settings.formats.contains(.pdf), !(pdfIsCurrent && FileManager.default.fileExists(atPath: pdfPath)) else { return }
+            guard writesPDF, settings.formats.contains(.pdf), !(pdfIsCurrent && FileManager.default.fileExists(atPath: pdfPath)) else { return }
             try PagePDF.write(to: pdfPath, title: PageFiles.fileName(image.path), context: settings.reportContext,
                               count: reports.count) { index in
                 let report = reports[index]
@@ -464,6 +501,8 @@ struct BatchRun: Sendable {
     let settingsHash: String
     let recorder: BatchRecorder
     let budget: PixelBudget
+    /// Where each input's document goes in `documents/`.
+    let documents: DocumentNames
     /// The reviewers' corrections, applied again on top of the pages read again.
     var corrections: CorrectionReplay? = nil
 }

@@ -1,0 +1,240 @@
+// Tokenising content streams with libqpdf's QPDFTokenizer, through a TokenFilter: the text
+// rendering mode is followed through q/Q, and text-showing operators in mode 3 are dropped.
+#include "gloss_qpdf_content.h"
+
+#include <qpdf/Pl_Buffer.hh>
+#include <qpdf/Pl_Flate.hh>
+#include <qpdf/QPDF.hh>
+#include <qpdf/QPDFPageDocumentHelper.hh>
+#include <qpdf/QPDFPageObjectHelper.hh>
+#include <qpdf/QPDFWriter.hh>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+void report(char* error, size_t size, std::string const& message) {
+    if (error == nullptr || size == 0) return;
+    std::strncpy(error, message.c_str(), size - 1);
+    error[size - 1] = '\0';
+}
+
+bool isTextShowing(std::string const& op) { return op == "Tj" || op == "TJ" || op == "'" || op == "\""; }
+
+// Follows the rendering mode and counts (or drops) the text shown in each kind.
+class TextFilter : public QPDFObjectHandle::TokenFilter {
+  public:
+    explicit TextFilter(bool strip) : strip(strip) {}
+
+    int visible = 0;
+    int invisible = 0;
+
+    void handleToken(QPDFTokenizer::Token const& token) override {
+        if (token.getType() != QPDFTokenizer::tt_word) {
+            pending.push_back(token);
+            return;
+        }
+        std::string const op = token.getValue();
+        if (op == "q") {
+            saved.push_back(mode);
+        } else if (op == "Q") {
+            if (!saved.empty()) { mode = saved.back(); saved.pop_back(); }
+        } else if (op == "Tr") {
+            for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+                if (it->getType() == QPDFTokenizer::tt_integer) { mode = std::atoi(it->getValue().c_str()); break; }
+            }
+        } else if (isTextShowing(op)) {
+            bool const hidden = mode == 3;
+            (hidden ? invisible : visible) += (mode == 7 ? 0 : 1);
+            if (hidden && strip) {
+                // The operator still moves to the next line (' and ") and sets the spacing (").
+                if (op == "\"") {
+                    std::vector<std::string> numbers;
+                    for (auto const& operand : pending) {
+                        auto const type = operand.getType();
+                        if (type == QPDFTokenizer::tt_integer || type == QPDFTokenizer::tt_real) numbers.push_back(operand.getRawValue());
+                    }
+                    if (numbers.size() >= 2) write(numbers[0] + " Tw " + numbers[1] + " Tc ");
+                    write("T*\n");
+                } else if (op == "'") {
+                    write("T*\n");
+                }
+                pending.clear();
+                removed = true;
+                return;
+            }
+        }
+        flush();
+        writeToken(token);
+    }
+
+    void handleEOF() override { flush(); }
+
+    bool removedAny() const { return removed; }
+
+  private:
+    void flush() {
+        for (auto const& token : pending) writeToken(token);
+        pending.clear();
+    }
+
+    bool strip;
+    bool removed = false;
+    int mode = 0;
+    std::vector<int> saved;
+    std::vector<QPDFTokenizer::Token> pending;
+};
+
+// The content of a page or form XObject through the filter; the filtered bytes when asked.
+std::string filtered(QPDFPageObjectHelper holder, TextFilter& filter) {
+    Pl_Buffer buffer("gloss filtered content");
+    holder.filterContents(&filter, &buffer);
+    auto bytes = buffer.getBufferSharedPointer();
+    return std::string(reinterpret_cast<char const*>(bytes->getBuffer()), bytes->getSize());
+}
+
+std::string deflated(std::string const& data) {
+    Pl_Buffer buffer("gloss deflated content");
+    Pl_Flate flate("gloss deflate", &buffer, Pl_Flate::a_deflate);
+    flate.write(reinterpret_cast<unsigned char const*>(data.data()), data.size());
+    flate.finish();
+    auto bytes = buffer.getBufferSharedPointer();
+    return std::string(reinterpret_cast<char const*>(bytes->getBuffer()), bytes->getSize());
+}
+
+// Each form XObject a page draws, directly or through others, once.
+std::vector<QPDFObjectHandle> formsOf(QPDFPageObjectHelper& page) {
+    std::vector<QPDFObjectHandle> forms;
+    std::set<QPDFObjGen> seen;
+    page.forEachFormXObject(true, [&](QPDFObjectHandle& form, QPDFObjectHandle&, std::string const&) {
+        if (seen.insert(form.getObjGen()).second) forms.push_back(form);
+    });
+    return forms;
+}
+
+}  // namespace
+
+extern "C" int gloss_qpdf_page_text(char const* path, int* kinds, int count, char* error, size_t error_size) {
+    try {
+        QPDF pdf;
+        pdf.setSuppressWarnings(true);
+        pdf.processFile(path);
+        auto pages = QPDFPageDocumentHelper(pdf).getAllPages();
+        for (int index = 0; index < count && index < static_cast<int>(pages.size()); ++index) {
+            TextFilter filter(false);
+            filtered(pages[index], filter);
+            for (auto& form : formsOf(pages[index])) filtered(QPDFPageObjectHelper(form), filter);
+            kinds[index] = (filter.visible > 0 ? GLOSS_QPDF_VISIBLE_TEXT : 0) | (filter.invisible > 0 ? GLOSS_QPDF_INVISIBLE_TEXT : 0);
+        }
+        return static_cast<int>(pages.size());
+    } catch (std::exception const& exception) {
+        report(error, error_size, exception.what());
+        return -1;
+    }
+}
+
+namespace {
+
+// The numbers of a `cm` operator, written so that qpdf's own writer's precision is not needed.
+std::string matrixText(double const* m) {
+    std::string text;
+    for (int i = 0; i < 6; ++i) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%.4f ", m[i]);
+        text += number;
+    }
+    return text + "cm";
+}
+
+void stripInvisibleText(QPDF& pdf, std::vector<QPDFPageObjectHelper>& all, int const* strip, int count) {
+    std::set<QPDFObjGen> done;
+    for (int n = 0; n < count; ++n) {
+        int const index = strip[n];
+        if (index < 0 || index >= static_cast<int>(all.size())) continue;
+        auto& page = all[index];
+        TextFilter filter(true);
+        std::string const content = filtered(page, filter);
+        if (filter.removedAny()) {
+            auto stream = QPDFObjectHandle::newStream(&pdf);
+            stream.replaceStreamData(deflated(content), QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            page.getObjectHandle().replaceKey("/Contents", stream);
+        }
+        for (auto& form : formsOf(page)) {
+            if (!done.insert(form.getObjGen()).second) continue;
+            TextFilter formFilter(true);
+            std::string const formContent = filtered(QPDFPageObjectHelper(form), formFilter);
+            if (formFilter.removedAny()) {
+                form.replaceStreamData(deflated(formContent), QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            }
+        }
+    }
+}
+
+// A dictionary at `key` of `holder`, made when there is none.
+QPDFObjectHandle dictionaryAt(QPDFObjectHandle holder, std::string const& key) {
+    auto value = holder.getKey(key);
+    if (!value.isDictionary()) {
+        value = QPDFObjectHandle::newDictionary();
+        holder.replaceKey(key, value);
+    }
+    return value;
+}
+
+}  // namespace
+
+extern "C" int gloss_qpdf_graft(char const* input, char const* layer, int const* pages, double const* matrices, int count,
+                                int const* strip, int strip_count, char const* output, char* error, size_t error_size) {
+    try {
+        QPDF pdf;
+        pdf.setSuppressWarnings(true);
+        pdf.processFile(input);
+        auto all = QPDFPageDocumentHelper(pdf).getAllPages();
+        stripInvisibleText(pdf, all, strip, strip_count);
+        QPDF layers;
+        std::vector<QPDFPageObjectHelper> layerPages;
+        if (count > 0) {
+            layers.setSuppressWarnings(true);
+            layers.processFile(layer);
+            layerPages = QPDFPageDocumentHelper(layers).getAllPages();
+        }
+        for (int i = 0; i < count && i < static_cast<int>(layerPages.size()); ++i) {
+            int const index = pages[i];
+            if (index < 0 || index >= static_cast<int>(all.size())) continue;
+            auto& page = all[index];
+            // The form qpdf makes holds the layer page's content decoded: compressed again here,
+            // since the writer preserves every stream as it finds it.
+            auto layerForm = layerPages[i].getFormXObjectForPage(false);
+            auto data = layerForm.getStreamData(qpdf_dl_all);
+            layerForm.replaceStreamData(deflated(std::string(reinterpret_cast<char const*>(data->getBuffer()), data->getSize())),
+                                        QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            auto form = pdf.copyForeignObject(layerForm);
+            // The page's own resources, inherited ones copied onto it; names only added.
+            auto resources = page.getAttribute("/Resources", true);
+            if (!resources.isDictionary()) {
+                resources = QPDFObjectHandle::newDictionary();
+                page.getObjectHandle().replaceKey("/Resources", resources);
+            }
+            auto xobjects = dictionaryAt(resources, "/XObject");
+            int suffix = 0;
+            std::string const name = resources.getUniqueResourceName("/GlossText", suffix);
+            xobjects.replaceKey(name, form);
+            page.addPageContents(QPDFObjectHandle::newStream(&pdf, "q\n"), true);
+            page.addPageContents(
+                QPDFObjectHandle::newStream(&pdf, "\nQ\nq " + matrixText(matrices + 6 * i) + " " + name + " Do Q\n"), false);
+        }
+        QPDFWriter writer(pdf, output);
+        writer.setStreamDataMode(qpdf_s_preserve);
+        writer.setObjectStreamMode(qpdf_o_preserve);
+        writer.write();
+        return 0;
+    } catch (std::exception const& exception) {
+        report(error, error_size, exception.what());
+        return -1;
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GlossContract
+import GlossImaging
+import GlossPDFGraft
+import GlossReports
+
+/// Where each input's document goes: `documents/<the input's path below the inputs' common
+/// folder>`, with `.pdf` for its searchable PDF and `.txt` for its whole text. A PDF input's
+/// name loses its `.pdf` (`scans/a.pdf` gives `documents/scans/a.pdf` and `a.txt`); any other
+/// input keeps its extension (`b.tif` gives `b.tif.pdf`), so that `b.tif` and `b.png` stay two
+/// documents. A URL's document is named after its page identifier.
+struct DocumentNames: Sendable {
+    /// The folder every local input lies below, standardised, with a trailing `/`.
+    let commonFolder: String
+
+    init(sources: [String]) {
+        let folders = sources.filter { !RemoteFetcher.isRemote($0) }.map { source in
+            Array(URL(fileURLWithPath: source).standardizedFileURL.deletingLastPathComponent().pathComponents)
+        }
+        var common = folders.first ?? ["/"]
+        for folder in folders.dropFirst() {
+            common = Array(zip(common, folder).prefix { $0 == $1 }.map(\.0))
+        }
+        let joined = NSString.path(withComponents: common.isEmpty ? ["/"] : common)
+        commonFolder = joined.hasSuffix("/") ? joined : joined + "/"
+    }
+
+    /// The document's name in `documents/`, without the extension each of its files adds.
+    func name(for source: String) -> String {
+        guard !RemoteFetcher.isRemote(source) else { return pageIdentifier(source: source, pageIndex: 0, pageCount: 1) }
+        let path = URL(fileURLWithPath: source).standardizedFileURL.path
+        let relative = path.hasPrefix(commonFolder) ? String(path.dropFirst(commonFolder.count)) : (path as NSString).lastPathComponent
+        return relative.lowercased().hasSuffix(".pdf") ? String(relative.dropLast(4)) : relative
+    }
+}
+
+/// The document of one input in `documents/`: its searchable PDF (with `--format pdf`) and its
+/// whole text, pages separated by form feeds as OCRmyPDF's `--sidecar` has them (with
+/// `--format txt`). A PDF input's PDF is the input with Gloss's text layer grafted on
+/// (`GlossPDFGraft`), and `pages/<id>.pdf` is another name for it; an image's is the PDF Gloss
+/// writes in `pages/`, and the document another name for that. Each file is written atomically,
+/// and named in every page's manifest entry (`document`, `documentText`), which is how the batch
+/// knows it wrote them and may remove them.
+struct DocumentFiles {
+    let layout: OutputLayout
+    let settings: AnnotationSettings
+
+    /// The document's files, as paths relative to the batch folder, by manifest key.
+    static func links(name: String, formats: Set<OutputFormat>) -> [String: String] {
+        var links: [String: String] = [:]
+        if formats.contains(.pdf) { links["document"] = "documents/" + name + ".pdf" }
+        if formats.contains(.txt) { links["documentText"] = "documents/" + name + ".txt" }
+        return links
+    }
+
+    /// Writes the files `links` names for the file's pages. With `isCurrent` (no page was read
+    /// in this run), files that are there already stay.
+    func write(_ reports: [PageReport], of file: PageGraph.OpenedFile, id: String, links: [String: String], isCurrent: Bool) throws {
+        let pagesPDF = layout.pagesFolder + "/" + id + "." + OutputFormat.pdf.fileExtension
+        if let document = links["document"] {
+            let path = layout.folder + "/" + document
+            let present = FileManager.default.fileExists(atPath: path) && FileManager.default.fileExists(atPath: pagesPDF)
+            if !(isCurrent && present) {
+                try AtomicFile.createDirectory((path as NSString).deletingLastPathComponent)
+                if let graft = file.graft {
+                    try self.graft(reports, onto: file.image.path, inspected: graft.get(), to: path)
+                    try AtomicFile.share(path, as: pagesPDF)
+                } else {
+                    try AtomicFile.share(pagesPDF, as: path)
+                }
+            }
+        }
+        if let text = links["documentText"] {
+            let path = layout.folder + "/" + text
+            try AtomicFile.createDirectory((path as NSString).deletingLastPathComponent)
+            try AtomicFile.write(Self.sidecar(reports), to: path)
+        }
+    }
+
+    /// Every page's text, each ending in a newline, pages separated by form feeds.
+    static func sidecar(_ reports: [PageReport]) -> String {
+        reports.map { $0.text.isEmpty ? "" : $0.text + "\n" }.joined(separator: "\u{0C}")
+    }
+
+    /// The input at `input` with a layer page over each page Gloss read and found words on,
+    /// written to `path`; the old invisible text of the pages `--pdf-mode` replaces removed.
+    private func graft(_ reports: [PageReport], onto input: String, inspected document: PDFGraft.Document, to path: String) throws {
+        var covered: [(page: Int, report: PageReport)] = []
+        var stripping: [Int] = []
+        for report in reports.sorted(by: { $0.pageIndex < $1.pageIndex })
+        where report.status == .ok && document.pages.indices.contains(report.pageIndex) {
+            let text = document.text[report.pageIndex]
+            let kept = settings.pdfMode.keepsText(hasTextLayer: report.existingText.map { !$0.isEmpty } ?? false, text: text)
+            if settings.pdfMode.stripsInvisibleText(text, kept: kept) { stripping.append(report.pageIndex) }
+            if !kept, report.words.contains(where: { !$0.text.isEmpty }) { covered.append((report.pageIndex, report)) }
+        }
+        let layer = path + ".tmp-layer-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(layer) }
+        if !covered.isEmpty {
+            try AtomicFile.write(to: layer) { append in
+                var pdf = try SearchablePDF(context: settings.reportContext, title: (input as NSString).lastPathComponent, sink: append)
+                for (page, report) in covered {
+                    let frame = document.pages[page].textLayerFrame(pixelWidth: report.width)
+                    try pdf.addTextLayer(report, frame: (frame.width, frame.height, frame.pointsPerPixel, frame.pictureLeft, frame.pictureTop))
+                }
+                try pdf.finish()
+            }
+        }
+        let covers = covered.map { PDFGraft.Cover(page: $0.page, placement: document.pages[$0.page].shownToUserSpace) }
+        try AtomicFile.produce(path) { temporary in
+            try PDFGraft.graft(input: input, layer: covered.isEmpty ? nil : layer, covers: covers, stripping: stripping,
+                               output: temporary)
+        }
+    }
+}
