@@ -27,7 +27,7 @@ let package = Package(
             name: "Gloss",
             targets: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork", "GlossModels", "GlossTextRecognition",
-                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex",
+                "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex", "GlossHTTP", "GlossServe",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -67,6 +67,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
+            providers: [.apt(["libmicrohttpd-dev"])]
         ),
 
         // The library, one module per responsibility.
@@ -136,8 +140,13 @@ let package = Package(
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
+        .target(name: "GlossHTTP", dependencies: ["CMicroHTTPD"], path: "Sources/HTTP", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
+            name: "GlossServe", dependencies: ["GlossHTTP", "GlossPipeline", "GlossIndex", "GlossReports", "GlossContract", "GlossGeometry"],
+            path: "Sources/Serve", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossCommandLine", dependencies: ["GlossServe", "GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
@@ -223,6 +232,11 @@ let package = Package(
         ),
         .testTarget(
             name: "IndexTests", dependencies: ["GlossContract", "GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ServeTests",
+            dependencies: ["GlossServe", "GlossHTTP", "GlossIndex", "GlossContract", "GlossGeometry", "GlossPipeline"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PipelineTests",

@@ -5,6 +5,7 @@ import GlossNeuralReading
 import GlossPipeline
 import GlossReading
 import GlossReports
+import GlossServe
 import GlossTextRecognition
 
 /// The `gloss` command: parses the command line, calls the library, reports.
@@ -28,6 +29,7 @@ public enum GlossCommand {
             case "faces": return try await faces(words)
             case "search": return try await search(words)
             case "merge": return try await merge(words)
+            case "serve": return try await serve(words)
             case "-h", "--help", "help":
                 print(overview, terminator: "")
                 return 0
@@ -39,10 +41,13 @@ public enum GlossCommand {
             }
         } catch let error as UsageError {
             printError("gloss: \(error)",
-                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge"].contains(command) ? command + " " : "")--help' for usage.")
+                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge", "serve"].contains(command) ? command + " " : "")--help' for usage.")
             return 2
         } catch let error as MissingInputError {
             printError("gloss: \(error)", "Run 'gloss \(command) --help' for usage.")
+            return 2
+        } catch let error as ServeLockError {
+            printError("gloss: \(error)")
             return 2
         } catch let error as FolderLockError {
             printError("gloss: \(error)")
@@ -82,6 +87,7 @@ public enum GlossCommand {
           faces IMAGE                Print one page's JSON with its faces (boxes, eyes, mouth)
           search DIR QUERY...        Search the text of a batch (words, "phrases", prefix*, OR, NOT)
           merge SHARD... -o DIR      Merge batches run as shards (annotate --shard K/N) into one
+          serve DIR                  Serve a batch over HTTP, with its IIIF manifest and Content Search
 
         Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
 
@@ -248,6 +254,10 @@ public enum GlossCommand {
         try applyFaceOptions(arguments, to: &settings)
         if let list = arguments.value("format") { try applyFormats(list, to: &settings) }
         if let base = arguments.value("iiif-base") { settings.iiif = IIIFOutput(base: try iiifBase(base)) }
+        if let iiif = settings.iiif, iiif.base == nil, !arguments.has("quiet") {
+            printError("gloss: no IIIF manifest is written without --iiif-base: its ids must be absolute URLs. Give "
+                       + "--iiif-base URL (where \(output) will be published), or run 'gloss serve \(output)', which serves one")
+        }
         var fetching = RemoteFetchOptions()
         if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
         var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),
