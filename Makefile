@@ -11,9 +11,10 @@ STRICT = -Xswiftc -warnings-as-errors
 # scripts (Pillow, DejaVu; qpdf encrypts a PDF fixture) and the benchmarks (GNU time, OpenCV's
 # Python bindings as the reference detector; ocrmypdf, for bench/pdf.sh only, as the reference
 # for searchable PDFs); python3-venv for the virtual environment holding iiif-prezi3, which
-# checks the IIIF output.
+# checks the IIIF output. libmicrohttpd is the HTTP server of `gloss serve`; wrk loads it in
+# bench/serve.sh only.
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libmicrohttpd-dev wrk libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf
 
@@ -55,6 +56,7 @@ test:
 	/usr/bin/python3 tests-browser/test_preparation_panel.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
+	$(VENV)/bin/python3 tests-iiif/test_serve.py --gloss "$(BIN)/gloss" --artifacts .build/serve-test
 
 # The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png).
 screenshots: build
@@ -78,6 +80,7 @@ bench: build
 	bench/pdf.sh
 	bench/images.sh
 	bench/ocr-quality.sh
+	bench/serve.sh
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md).
