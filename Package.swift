@@ -146,7 +146,7 @@ let package = Package(
             path: "Sources/Serve", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossServe", "GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
+            name: "GlossCommandLine", dependencies: ["GlossServe", "GlossHTTP", "GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),

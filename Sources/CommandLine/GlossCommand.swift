@@ -1,5 +1,6 @@
 import Foundation
 import GlossContract
+import GlossHTTP
 import GlossIndex
 import GlossNeuralReading
 import GlossPipeline
@@ -47,6 +48,12 @@ public enum GlossCommand {
             printError("gloss: \(error)", "Run 'gloss \(command) --help' for usage.")
             return 2
         } catch let error as ServeLockError {
+            printError("gloss: \(error)")
+            return 2
+        } catch let error as ServeError {
+            printError("gloss: \(error)")
+            return 2
+        } catch let error as HTTPServerError {
             printError("gloss: \(error)")
             return 2
         } catch let error as FolderLockError {

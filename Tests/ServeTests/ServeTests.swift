@@ -22,7 +22,8 @@ final class SyntheticBatch {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let index = try BatchIndex(folder: folder, create: true)
         for number in 0..<pages {
-            var report = PageReport(source: "scans/page-\(number).png", pageIndex: 0, status: .ok, error: nil)
+            var report = PageReport(source: "scans/page-\(number).png", pageIndex: 0, status: .ok, error: "")
+            report.error = nil
             report.width = 1200
             report.height = 1600
             report.words = text.enumerated().map { position, word in
