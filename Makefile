@@ -14,13 +14,14 @@ STRICT = -Xswiftc -warnings-as-errors
 # checks the IIIF output, and pikepdf, which checks the PDF/A structure of the searchable PDFs;
 # icc-profiles-free, whose sRGB.icc Gloss compiles in as PDF/A's OutputIntent (the test checks
 # the copy in Sources/Reports/Profiles is still Debian's); libqpdf-dev grafts the text layer
-# onto PDF inputs (Sources/CQPDF, Sources/PDFGraft); slurm-wlm and munge for the cluster test
-# (make test-cluster runs slurmctld, slurmd and munged itself, on one node); mmdebstrap for the
-# image test (make test-image builds the container's filesystem from Debian's packages, no
-# registry needed); cmake builds upstream's YuNet C++, the face bench's reference
+# onto PDF inputs (Sources/CQPDF, Sources/PDFGraft); libmicrohttpd is the HTTP server of
+# `gloss serve`, and wrk loads it in bench/serve.sh only; slurm-wlm and munge for the cluster
+# test (make test-cluster runs slurmctld, slurmd and munged itself, on one node); mmdebstrap
+# for the image test (make test-image builds the container's filesystem from Debian's
+# packages, no registry needed); cmake builds upstream's YuNet C++, the face bench's reference
 # (bench/faces/yunet-reference/build.sh).
 APT_PACKAGES = \
-	libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
+	libmicrohttpd-dev wrk libtesseract-dev libleptonica-dev libpng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libpoppler-glib-dev libcairo2-dev libsqlite3-dev tesseract-ocr-eng tesseract-ocr-osd opencv-data pkg-config \
 	tesseract-ocr chromium chromium-driver python3-selenium libxml2-utils poppler-utils \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free \
 	libqpdf-dev slurm-wlm munge mmdebstrap cmake
@@ -66,6 +67,7 @@ test:
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
 	$(VENV)/bin/python3 tests-pdf/check_pdfa.py --gloss "$(BIN)/gloss" --artifacts .build/pdf-test
+	$(VENV)/bin/python3 tests-iiif/test_serve.py --gloss "$(BIN)/gloss" --artifacts .build/serve-test
 
 # Shards on a real Slurm cluster of one node (tests-cluster/run.sh): about 2 minutes on two
 # cores. It uses the gloss that make test built (the same build command, so nothing is
@@ -103,6 +105,7 @@ bench: build
 	bench/pdf.sh
 	bench/images.sh
 	bench/ocr-quality.sh
+	bench/serve.sh
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md); the

@@ -28,6 +28,7 @@ let package = Package(
             targets: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossNeuralNetwork", "GlossModels", "GlossTextRecognition",
                 "GlossPreparation", "GlossFaceDetection", "GlossPipeline", "GlossReports", "GlossIndex", "GlossPDFGraft",
+                "GlossHTTP", "GlossServe",
             ]
         ),
         .executable(name: "gloss", targets: ["gloss"]),
@@ -76,6 +77,10 @@ let package = Package(
         .target(
             name: "CQPDFContent", dependencies: ["CQPDF"], path: "Sources/CQPDFContent", exclude: ["README.md"],
             cxxSettings: [.define("POINTERHOLDER_TRANSITION", to: "4")], linkerSettings: [.linkedLibrary("qpdf")]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
+            providers: [.apt(["libmicrohttpd-dev"])]
         ),
 
         // The library, one module per responsibility.
@@ -151,8 +156,13 @@ let package = Package(
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
+        .target(name: "GlossHTTP", dependencies: ["CMicroHTTPD"], path: "Sources/HTTP", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
-            name: "GlossCommandLine", dependencies: ["GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
+            name: "GlossServe", dependencies: ["GlossHTTP", "GlossPipeline", "GlossIndex", "GlossReports", "GlossContract", "GlossGeometry"],
+            path: "Sources/Serve", exclude: ["README.md"], swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GlossCommandLine", dependencies: ["GlossServe", "GlossHTTP", "GlossPipeline", "GlossContract", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading"],
             path: "Sources/CommandLine", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .executableTarget(name: "gloss", dependencies: ["GlossCommandLine"], path: "Sources/gloss", swiftSettings: swiftSettings),
@@ -239,6 +249,11 @@ let package = Package(
         ),
         .testTarget(
             name: "IndexTests", dependencies: ["GlossContract", "GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ServeTests",
+            dependencies: ["GlossServe", "GlossHTTP", "GlossIndex", "GlossContract", "GlossGeometry", "GlossPipeline"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PipelineTests",

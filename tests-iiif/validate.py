@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Validates Gloss's IIIF output against the Presentation 3.0 model of iiif-prezi3.
 
-With --gloss it annotates the fixtures twice, with --iiif-base and without, and checks both
-batches; then it checks that broken copies of the first batch are refused, so the checks
+With --gloss it annotates the fixtures twice, with --iiif-base and without: the first must
+validate, the second must hold no manifest (relative ids are not valid IIIF); then it checks that broken copies of the first batch are refused, so the checks
 themselves are known to fail on a wrong manifest. With --batch it checks one folder.
 
 For each batch: the manifest and every annotation page load as iiif_prezi3's pydantic models
 (Manifest, AnnotationPage); every annotation page a canvas refers to is a file of the batch;
 every target names a canvas of the manifest; every xywh lies inside its canvas; every painted
-image is a file of the batch with the size the manifest gives. Relative ids are resolved
+image is a file of the batch with the size the manifest gives; every seeAlso and rendering is
+a file of the batch. Relative ids are resolved
 against the URL of the file that holds them, as a JSON-LD processor does, before the models
 see them. The last line is "N passed, N failed".
 
@@ -147,6 +148,10 @@ def problems(batch):
                     found.append("%s: the image is %s, the manifest says %sx%s %s"
                                  % (canvas["id"], picture_size(image), body.get("width"), body.get("height"),
                                     body.get("format")))
+        for link in canvas.get("seeAlso", []) + canvas.get("rendering", []):
+            path = batch.path_of(link["id"])
+            if path is None or not path.is_file():
+                found.append("%s: %s is not a file of the batch" % (canvas["id"], link["id"]))
         for reference in canvas.get("annotations", []):
             path = batch.path_of(reference["id"])
             if path is None or not path.is_file():
@@ -204,7 +209,10 @@ def broken_copies(folder):
     def with_a_canvas_of_another_type(document):
         document["items"][0]["type"] = "Page"
 
-    for change in (without_width, with_a_missing_page, with_a_plain_label, with_a_canvas_of_another_type, with_a_smaller_canvas, with_a_wrong_image_size):
+    def with_a_missing_alto(document):
+        document["items"][0]["seeAlso"][0]["id"] += ".gone"
+
+    for change in (without_width, with_a_missing_page, with_a_plain_label, with_a_canvas_of_another_type, with_a_smaller_canvas, with_a_wrong_image_size, with_a_missing_alto):
         broken = copy.deepcopy(manifest)
         change(broken)
         yield change.__name__, {"iiif/manifest.json": broken}
@@ -248,10 +256,13 @@ def main():
         shutil.rmtree(artifacts, ignore_errors=True)
         artifacts.mkdir(parents=True)
         absolute_batch, relative_batch = artifacts / "absolute", artifacts / "relative"
-        annotate(arguments.gloss, absolute_batch, ["--iiif-base", BASE])
+        annotate(arguments.gloss, absolute_batch, ["--iiif-base", BASE, "--format", "html,json,alto,hocr,pdf"])
         annotate(arguments.gloss, relative_batch, ["--format", "json,iiif"])
         report("a batch with --iiif-base", problems(Batch(absolute_batch, BASE)))
-        report("a batch with relative ids", problems(Batch(relative_batch)))
+        index = (absolute_batch / "index.html").read_text()
+        report("its index.html links the manifest", [] if 'href="iiif/manifest.json"' in index else ["no link"])
+        report("a batch without --iiif-base has no manifest",
+               ["%s exists" % (relative_batch / "iiif")] if (relative_batch / "iiif").exists() else [])
         for name, replacements in broken_copies(absolute_batch):
             with tempfile.TemporaryDirectory(dir=artifacts) as scratch:
                 broken = pathlib.Path(scratch) / "batch"

@@ -1,10 +1,12 @@
 import Foundation
 import GlossContract
+import GlossHTTP
 import GlossIndex
 import GlossNeuralReading
 import GlossPipeline
 import GlossReading
 import GlossReports
+import GlossServe
 import GlossTextRecognition
 
 /// The `gloss` command: parses the command line, calls the library, reports.
@@ -29,6 +31,7 @@ public enum GlossCommand {
             case "search": return try await search(words)
             case "merge": return try await merge(words)
             case "correct": return try await correct(words)
+            case "serve": return try await serve(words)
             case "-h", "--help", "help":
                 print(overview, terminator: "")
                 return 0
@@ -40,10 +43,19 @@ public enum GlossCommand {
             }
         } catch let error as UsageError {
             printError("gloss: \(error)",
-                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge", "correct"].contains(command) ? command + " " : "")--help' for usage.")
+                       "Run 'gloss \(["annotate", "ocr", "faces", "search", "merge", "correct", "serve"].contains(command) ? command + " " : "")--help' for usage.")
             return 2
         } catch let error as MissingInputError {
             printError("gloss: \(error)", "Run 'gloss \(command) --help' for usage.")
+            return 2
+        } catch let error as ServeLockError {
+            printError("gloss: \(error)")
+            return 2
+        } catch let error as ServeError {
+            printError("gloss: \(error)")
+            return 2
+        } catch let error as HTTPServerError {
+            printError("gloss: \(error)")
             return 2
         } catch let error as FolderLockError {
             printError("gloss: \(error)")
@@ -87,6 +99,7 @@ public enum GlossCommand {
           search DIR QUERY...        Search the text of a batch (words, "phrases", prefix*, OR, NOT)
           merge SHARD... -o DIR      Merge batches run as shards (annotate --shard K/N) into one
           correct DIR FILE           Apply a file of reviewers' corrections to a batch
+          serve DIR                  Serve a batch over HTTP, with its IIIF manifest and Content Search
 
         Run 'gloss <command> --help' for a command's options; 'gloss --version' for versions.
 
@@ -287,6 +300,10 @@ public enum GlossCommand {
         }
         if let list = arguments.value("format") { try applyFormats(list, to: &settings) }
         if let base = arguments.value("iiif-base") { settings.iiif = IIIFOutput(base: try iiifBase(base)) }
+        if let iiif = settings.iiif, iiif.base == nil, !arguments.has("quiet") {
+            printError("gloss: no IIIF manifest is written without --iiif-base: its ids must be absolute URLs. Give "
+                       + "--iiif-base URL (where \(output) will be published), or run 'gloss serve \(output)', which serves one")
+        }
         var fetching = RemoteFetchOptions()
         if let seconds = try arguments.seconds("fetch-timeout") { fetching.totalTimeout = seconds }
         var annotator = Annotator(settings: settings, jobs: jobs, pageTimeout: try arguments.seconds("timeout"),

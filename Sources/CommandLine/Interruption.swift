@@ -15,7 +15,9 @@ final class Interruption: @unchecked Sendable {
     private let count = Atomic(0)
     private var sources: [any DispatchSourceSignal] = []
 
-    init(stop: @escaping @Sendable () -> Void) {
+    /// `message` is what the first signal prints.
+    init(message: String = "gloss: stopping; finished pages are kept (press Ctrl-C again to quit at once)",
+         stop: @escaping @Sendable () -> Void) {
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             // Under `nohup` a hangup is to be ignored, and stays so.
             let previous = signal(signalNumber, SIG_IGN)
@@ -27,7 +29,7 @@ final class Interruption: @unchecked Sendable {
                     if signalNumber != SIGHUP { _exit(130) }
                     return
                 }
-                printError("gloss: stopping; finished pages are kept (press Ctrl-C again to quit at once)")
+                printError(message)
                 stop()
             }
             source.resume()

@@ -61,19 +61,58 @@ extension BatchIndex {
     ///
     /// A term repeated next to itself counts once, and a query of more than `maximumQueryTerms`
     /// terms is a `QueryError`; a search still running after `timeLimit` is a `SearchTimeError`.
+    /// `offset` skips that many pages of the ranking first, for a caller that pages through it.
     public func search(_ query: String, syntax: QuerySyntax = .automatic, minimumFaces: Int = 0, limit: Int = 20,
-                       timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
+                       offset: Int = 0, timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
         let limited = try SearchQuery(query, syntax: syntax)
         do {
             return try database.withTimeLimit(timeLimit) {
-                try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit)
+                try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit, offset: offset)
             }
         } catch let error as IndexError where error.isInterruption {
             throw SearchTimeError(path: path, query: query, limit: timeLimit)
         }
     }
 
-    private func search(original query: String, fts: String, minimumFaces: Int, limit: Int) throws -> [SearchResult] {
+    /// How many pages match `query`, read as `search` reads it: for paging through its results.
+    public func matchingPageCount(_ query: String, syntax: QuerySyntax = .automatic,
+                                  timeLimit: Duration = defaultSearchTimeLimit) throws -> Int {
+        let limited = try SearchQuery(query, syntax: syntax)
+        do {
+            return try database.withTimeLimit(timeLimit) {
+                let count = try database.prepare("SELECT count(*) FROM page_text WHERE page_text MATCH ?1", operation: "search")
+                try count.bind([.text(limited.text)])
+                do {
+                    return try count.step() ? count.int(0) : 0
+                } catch let error as IndexError where error.isStatementError {
+                    throw QueryError(query: query, reason: Self.reason(error.message))
+                }
+            }
+        } catch let error as IndexError where error.isInterruption {
+            throw SearchTimeError(path: path, query: query, limit: timeLimit)
+        }
+    }
+
+    /// The indexed terms that start with `prefix` (folded as the index folds text: case and
+    /// accents do not matter), in order, each with the number of pages holding it: what a
+    /// search box completes.
+    public func terms(startingWith prefix: String, limit: Int = 10) throws -> [(term: String, pages: Int)] {
+        let folded = prefix.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        guard !folded.isEmpty else { return [] }
+        // The 'row' view of the vocabulary (a term, its pages), made in this connection's own
+        // temporary schema: the batch's file is not written.
+        try database.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.page_rows USING fts5vocab(main, page_text, 'row')",
+                             operation: "complete a term")
+        let statement = try database.prepare(
+            "SELECT term, doc FROM temp.page_rows WHERE term >= ?1 AND term < ?1 || char(1114111) ORDER BY term LIMIT ?2",
+            operation: "complete a term")
+        try statement.bind([.text(folded), SQLValue(max(0, limit))])
+        var found: [(term: String, pages: Int)] = []
+        while try statement.step() { found.append((statement.text(0), statement.int(1))) }
+        return found
+    }
+
+    private func search(original query: String, fts: String, minimumFaces: Int, limit: Int, offset: Int) throws -> [SearchResult] {
         // Rank first, then make snippets for the pages shown only: a word on every page of a
         // large batch would otherwise have every page's snippet made and thrown away.
         let faces = minimumFaces > 0 ? "AND (SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= \(minimumFaces)" : ""
@@ -82,9 +121,9 @@ extension BatchIndex {
             FROM page_text JOIN pages p ON p.id = page_text.rowid JOIN inputs i ON i.id = p.input_id
             WHERE page_text MATCH ?1 \(faces)
             ORDER BY score, i.position, p.page_index
-            LIMIT ?2
+            LIMIT ?2 OFFSET ?3
             """, operation: "search")
-        try ranking.bind([.text(fts), SQLValue(max(0, limit))])
+        try ranking.bind([.text(fts), SQLValue(max(0, limit)), SQLValue(max(0, offset))])
         var ranked: [(id: Int, result: SearchResult)] = []
         do {
             while try ranking.step() {

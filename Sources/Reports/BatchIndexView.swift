@@ -66,10 +66,14 @@ public struct BatchIndexView {
     /// Where `ReportAssets.files` and `BatchData.files` are, relative to the index, ending in a slash.
     public var assetsPath: String
     public var dataPath: String
+    /// The batch's IIIF manifest relative to the index, linked for viewers; nil when it has none.
+    public var manifestPath: String?
     let names: SourceNames
 
-    public init(entries: [Entry], notStarted: Int = 0, assetsPath: String = "assets/", dataPath: String = "data/") {
+    public init(entries: [Entry], notStarted: Int = 0, assetsPath: String = "assets/", dataPath: String = "data/",
+                manifestPath: String? = nil) {
         self.entries = entries
+        self.manifestPath = manifestPath
         self.notStarted = notStarted
         self.assetsPath = assetsPath
         self.dataPath = dataPath
@@ -96,6 +100,10 @@ public struct BatchIndexView {
             "assets": HTML(escaping: assetsPath),
             "data": HTML(escaping: dataPath),
             "summary": HTML(escaping: summary),
+            "manifest": manifestPath.map {
+                HTML(trusted: " · <a href=\"\(HTML(escaping: $0))\" type=\"application/ld+json\" class=\"iiif-manifest\">IIIF manifest</a>"
+                     + " (for Mirador or any IIIF viewer)")
+            } ?? HTML(trusted: ""),
             "failures": failureList(failures),
             "folders": folderChoice(groups.folders),
             "pages": HTML.joined(groups.list.map { render($0, folders: folderNumbers) }),

@@ -15,9 +15,14 @@ import GlossGeometry
 /// A page whose list would be empty gets no file. Targets are `<canvas>#xywh=x,y,w,h` in page
 /// pixels, which are the canvas's, cut to the canvas (a face at the edge may reach past it).
 ///
+/// Each canvas links its page's ALTO and hOCR (`seeAlso`) and its input's searchable PDF
+/// (`rendering`) when the batch wrote them; a served manifest also names its Content Search
+/// service (`search`).
+///
 /// With a base URL every id is absolute under it. Without one, ids are relative to the file
-/// that holds them, as JSON-LD resolves them against the document's own URL; the Presentation
-/// API asks for HTTP(S) URIs, so this suits serving the folder to viewers that resolve them.
+/// that holds them, as JSON-LD resolves them against the document's own URL: the Presentation
+/// API asks for HTTP(S) URIs, so a batch never writes such a manifest (`annotate` writes none
+/// without `--iiif-base`); only the unit tests read them.
 public struct IIIFPresentation: Sendable {
     public static let folder = "iiif"
     public static let manifestPath = folder + "/manifest.json"
@@ -34,6 +39,9 @@ public struct IIIFPresentation: Sendable {
     public var label: String
     /// The text's language as BCP 47, when the batch was read in one known language.
     public var language: String?
+    /// The Content Search 2.0 service the manifest names, and its autocomplete service, as
+    /// absolute URLs; nil for a manifest without one (a static batch has no server to search).
+    public var search: (service: String, autocomplete: String)?
 
     /// `base` gets a trailing slash if it lacks one; `languages` are Tesseract's codes.
     public init(base: String?, label: String, languages: [String]) {
@@ -66,6 +74,43 @@ public struct IIIFPresentation: Sendable {
         public var image: Image?
         /// The annotation pages written for it, in `AnnotationKind` order.
         public var annotations: [AnnotationKind]
+        /// The page's machine-readable transcriptions (ALTO, hOCR), relative to the batch folder.
+        public var seeAlso: [Link] = []
+        /// Other renderings of the page's input (its searchable PDF), relative to the batch folder.
+        public var rendering: [Link] = []
+    }
+
+    /// A file of the batch a canvas links: `seeAlso` (a Dataset) or `rendering` (a Text).
+    public struct Link: Sendable, Equatable {
+        public var path: String
+        public var format: String
+        public var profile: String?
+        public var label: String
+
+        public init(path: String, format: String, profile: String? = nil, label: String) {
+            self.path = path
+            self.format = format
+            self.profile = profile
+            self.label = label
+        }
+
+        /// The links of a page's outputs by format name (`ManifestEntry.outputs`): ALTO and hOCR
+        /// as `seeAlso`, the searchable PDF as `rendering`.
+        public static func links(ofOutputs outputs: [String: String]) -> (seeAlso: [Link], rendering: [Link]) {
+            var seeAlso: [Link] = [], rendering: [Link] = []
+            if let alto = outputs[OutputFormat.alto.rawValue] {
+                seeAlso.append(Link(path: alto, format: "application/xml", profile: "http://www.loc.gov/standards/alto/v4/alto.xsd",
+                                    label: "ALTO XML"))
+            }
+            if let hocr = outputs[OutputFormat.hocr.rawValue] {
+                seeAlso.append(Link(path: hocr, format: "text/vnd.hocr+html", profile: "http://kba.github.io/hocr-spec/1.2/",
+                                    label: "hOCR"))
+            }
+            if let pdf = outputs[OutputFormat.pdf.rawValue] {
+                rendering.append(Link(path: pdf, format: "application/pdf", label: "Searchable PDF"))
+            }
+            return (seeAlso, rendering)
+        }
     }
 
     public struct Image: Sendable, Equatable {
@@ -82,11 +127,14 @@ public struct IIIFPresentation: Sendable {
 
     /// The canvas of a page that was read, and the annotation page files it refers to; nil for
     /// a page that was not read (it has no size to give a canvas).
-    public func canvas(for report: PageReport, pageID: String, image: Image?) throws -> (canvas: Canvas, files: [BatchFile])? {
+    public func canvas(for report: PageReport, pageID: String, image: Image?,
+                       outputs: [String: String] = [:]) throws -> (canvas: Canvas, files: [BatchFile])? {
         guard report.status == .ok, report.width > 0, report.height > 0 else { return nil }
         let fileName = report.source.split(separator: "/").last.map(String.init) ?? report.source
+        let links = Link.links(ofOutputs: outputs)
         var canvas = Canvas(pageID: pageID, title: PageReport.title(source: fileName, pageIndex: report.pageIndex),
-                            width: report.width, height: report.height, image: image, annotations: [])
+                            width: report.width, height: report.height, image: image, annotations: [],
+                            seeAlso: links.seeAlso, rendering: links.rendering)
         var files: [BatchFile] = []
         for kind in AnnotationKind.allCases {
             let items = annotations(kind, of: report, canvas: canvas)
@@ -110,16 +158,45 @@ public struct IIIFPresentation: Sendable {
 
     /// `iiif/manifest.json` for `canvases`, in order, and the context document of Gloss's terms.
     public func manifest(of canvases: [Canvas]) throws -> [BatchFile] {
-        let manifest: JSONValue = .object([
+        var members: [String: JSONValue] = [
             "@context": .string(Self.presentationContext),
             "id": .string(reference(Self.manifestPath, from: Self.folder)),
             "type": "Manifest",
             "label": .object(["none": .array([.string(label)])]),
+            "summary": .object(["en": .array([.string(Self.summary(of: canvases))])]),
             "items": .array(canvases.map(canvasJSON)),
-        ])
+        ]
+        // One searchable PDF per input: the manifest renders as the PDFs of its inputs, once each.
+        var pdfs: [Link] = []
+        for link in canvases.flatMap(\.rendering) where !pdfs.contains(link) { pdfs.append(link) }
+        if !pdfs.isEmpty { members["rendering"] = .array(pdfs.map { linkJSON($0, type: "Text") }) }
+        if let search {
+            members["service"] = .array([.object([
+                "id": .string(search.service),
+                "type": "SearchService2",
+                "service": .array([.object(["id": .string(search.autocomplete), "type": "AutoCompleteService2"])]),
+            ])])
+        }
+        let manifest: JSONValue = .object(members)
         let context: JSONValue = .object(["@context": .object(["gloss": .string(Self.namespace)])])
         return [BatchFile(path: Self.manifestPath, bytes: try manifest.encoded(pretty: true)),
                 BatchFile(path: Self.contextPath, bytes: try context.encoded(pretty: true))]
+    }
+
+    /// "12 pages read by Gloss from 3 files": what a viewer shows under the label.
+    static func summary(of canvases: [Canvas]) -> String {
+        let sources = Set(canvases.map { $0.title.components(separatedBy: " · ").first ?? $0.title })
+        let pages = canvases.count == 1 ? "1 page" : "\(canvases.count) pages"
+        return sources.count > 1 ? "\(pages) read by Gloss from \(sources.count) files" : "\(pages) read by Gloss"
+    }
+
+    private func linkJSON(_ link: Link, type: String) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(reference(link.path, from: Self.folder)), "type": .string(type), "format": .string(link.format),
+            "label": .object(["en": .array([.string(link.label)])]),
+        ]
+        if let profile = link.profile { object["profile"] = .string(profile) }
+        return .object(object)
     }
 
     /// The annotation page file of one kind for one page, relative to the batch folder.
@@ -130,7 +207,7 @@ public struct IIIFPresentation: Sendable {
     func annotationPath(_ kind: AnnotationKind, pageID: String) -> String { Self.annotationPath(kind, pageID: pageID) }
 
     /// The id of the canvas of page `pageID`, as written in a file in `folder`.
-    func canvasID(_ pageID: String, from folder: String) -> String {
+    public func canvasID(_ pageID: String, from folder: String) -> String {
         reference(Self.folder + "/canvas/" + pageID, from: folder)
     }
 
@@ -159,6 +236,8 @@ public struct IIIFPresentation: Sendable {
             "height": .int(canvas.height),
             "items": .array([.object(["id": .string(id + "/page"), "type": "AnnotationPage", "items": .array(painting)])]),
         ]
+        if !canvas.seeAlso.isEmpty { object["seeAlso"] = .array(canvas.seeAlso.map { linkJSON($0, type: "Dataset") }) }
+        if !canvas.rendering.isEmpty { object["rendering"] = .array(canvas.rendering.map { linkJSON($0, type: "Text") }) }
         if !canvas.annotations.isEmpty {
             object["annotations"] = .array(canvas.annotations.map { kind in
                 .object([
@@ -224,7 +303,7 @@ public struct IIIFPresentation: Sendable {
 
     /// `path` (relative to the batch folder) as written in a file in `folder`: absolute under
     /// the base, else relative to that file, as a JSON-LD processor resolves it.
-    func reference(_ path: String, from folder: String) -> String {
+    public func reference(_ path: String, from folder: String) -> String {
         if let base { return base + path }
         var target = path.split(separator: "/"), here = folder.split(separator: "/")
         while let first = target.first, first == here.first, target.count > 1 {
@@ -249,16 +328,16 @@ public struct IIIFPresentation: Sendable {
 
 /// JSON built as values: the IIIF documents are trees of objects whose keys vary by kind,
 /// which a value type per kind would spell out at length for no safety gained.
-enum JSONValue: Encodable, ExpressibleByStringLiteral, Sendable {
+public enum JSONValue: Encodable, ExpressibleByStringLiteral, Sendable {
     case string(String)
     case int(Int)
     case number(Double)
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(stringLiteral value: String) { self = .string(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let value): try container.encode(value)

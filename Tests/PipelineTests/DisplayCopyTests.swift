@@ -27,7 +27,7 @@ struct DisplayCopyTests {
         })
         try Data(try grainy.pngData()).write(to: URL(fileURLWithPath: scratch.path + "/in/grainy.png"))
         let output = scratch.path + "/out"
-        let run = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "-q", "--format", "html,json,iiif"])
+        let run = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "-q", "--format", "html,json,iiif", "--iiif-base", "https://archive.example/b/"])
         #expect(run.status == 0, "\(run.standardError)")
         let pages = try BatchTests.manifest(output).pages
         let document = try #require(pages.first { $0.source.hasSuffix("sans.png") })

@@ -27,7 +27,7 @@ struct PDFInputTests {
         let output = scratch.path + "/out"
         let inputs = [Fixtures.path("pdf/scanned.pdf"), Fixtures.path("pdf/text-layer.pdf"), Fixtures.path("text/mono.png")]
             + Self.bad.map { Fixtures.path("bad/\($0).pdf") }
-        let run = try Gloss.run(["annotate"] + inputs + ["-o", output, "--no-faces", "--format", "html,json,pdf,iiif"])
+        let run = try Gloss.run(["annotate"] + inputs + ["-o", output, "--no-faces", "--format", "html,json,pdf,iiif", "--iiif-base", "https://archive.example/b/"])
         #expect(run.status == 1, "some inputs are broken")
 
         // Each broken PDF: one line naming it, and one failed page.
@@ -83,7 +83,7 @@ struct PDFInputTests {
         #expect(iiif.contains("scanned.pdf"))
 
         // Again: every finished page skipped, the broken ones read again and failing again.
-        let rerun = try Gloss.run(["annotate"] + inputs + ["-o", output, "--no-faces", "--format", "html,json,pdf,iiif"])
+        let rerun = try Gloss.run(["annotate"] + inputs + ["-o", output, "--no-faces", "--format", "html,json,pdf,iiif", "--iiif-base", "https://archive.example/b/"])
         #expect(rerun.status == 1)
         #expect(!rerun.standardError.contains("gloss: ok "), "\(rerun.standardError)")
         #expect(try Self.manifest(output).pages.filter { $0.status == .ok }.count == 5)

@@ -37,7 +37,7 @@ struct RedactedSourceTests {
             let output = scratch.path + "/out"
             let url = "http://user:\(Self.password)@127.0.0.1:\(server.port)/ok.png?token=\(Self.token)"
             let arguments = ["annotate", url, "-o", output, "--no-faces", "--jobs", "1", "--fetch-timeout", "20",
-                             "--format", "html,json,hocr,alto,tsv,txt,pdf,iiif"]
+                             "--format", "html,json,hocr,alto,tsv,txt,pdf,iiif", "--iiif-base", "https://archive.example/b/"]
             let run = try Gloss.run(arguments)
             #expect(run.status == 0, "\(run.standardError)")
             #expect(try await server.requests("/ok.png") == 1, "the full URL was fetched")

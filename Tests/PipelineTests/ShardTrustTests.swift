@@ -15,7 +15,7 @@ enum SmallShards {
     /// A batch of one page of `fixture`, in every format the merge copies (IIIF included).
     static func read(_ fixture: String, into folder: String) throws {
         let run = try Gloss.run(["annotate", Fixtures.path(fixture), "-o", folder, "--no-faces", "-q", "--jobs", "1",
-                                 "--format", "html,json,iiif"])
+                                 "--format", "html,json,iiif", "--iiif-base", "https://archive.example/b/"])
         #expect(run.status == 0, "\(run.standardError)")
     }
 

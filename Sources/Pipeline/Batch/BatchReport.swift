@@ -11,8 +11,8 @@ import Glibc
 
 /// The batch-wide files, written the same way by a running batch and by `merge`.
 enum BatchReport {
-    /// `index.html`: one card per page, grouped by folder or file in manifest order, and the
-    /// count of input files a stopped run did not start.
+    /// `index.html`: one card per page, grouped by folder or file in manifest order, the count
+    /// of input files a stopped run did not start, and a link to the IIIF manifest if written.
     static func writeIndex(of pages: [ManifestEntry], notStarted: Int = 0, into layout: OutputLayout) throws {
         let index = BatchIndexView(entries: pages.map {
             BatchIndexView.Entry(
@@ -20,7 +20,10 @@ enum BatchReport {
                 meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs["html"],
                 imagePath: $0.outputs["thumbnail"] ?? $0.outputs["image"], suspect: $0.suspect == true,
                 documentPath: $0.outputs["document"])
-        }, notStarted: notStarted)
+        }, notStarted: notStarted,
+           // Linked when the batch has one: `writeIIIF` runs first and writes it only with a base URL.
+           manifestPath: FileManager.default.fileExists(atPath: layout.folder + "/" + IIIFPresentation.manifestPath)
+               ? IIIFPresentation.manifestPath : nil)
         try AtomicFile.write(index.render(), to: layout.indexPath)
     }
 
@@ -49,17 +52,18 @@ enum BatchReport {
     }
 
     /// `iiif/`: the IIIF Presentation manifest of the pages read, and each page's annotation
-    /// pages, built from the page JSON files (the record every run and merge keeps, whatever
-    /// the base URL was when the page was read), then the annotation pages of pages no longer
-    /// listed removed. A batch without the IIIF output has no `iiif/` folder.
+    /// pages (`IIIFBatch`), then the annotation pages of pages no longer listed removed. A batch
+    /// without the IIIF output, or without a base URL to make its ids absolute, has no `iiif/`
+    /// folder: a manifest of relative ids is not valid IIIF, and `gloss serve` serves one with
+    /// its own URL.
     ///
     /// All of it is written here, at the end of a run, rather than as each page finishes: the
     /// ids depend on the base URL, which a later run may change without reading a page again.
-    /// `label` names the batch; nil for the folder's name.
+    /// `label` names the batch; nil for `IIIFBatch.label`.
     static func writeIIIF(of pages: [ManifestEntry], settings: AnnotationSettings, into layout: OutputLayout,
                           label: String? = nil) throws {
         let annotations = layout.folder + "/" + IIIFPresentation.annotationsFolder
-        guard let output = settings.iiif else {
+        guard let output = settings.iiif, let base = output.base else {
             // Gloss's files go, then the folders if nothing else is left in them.
             for path in [IIIFPresentation.manifestPath, IIIFPresentation.contextPath] { unlink(layout.folder + "/" + path) }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? [] where isAnnotationFile(name) {
@@ -70,28 +74,11 @@ enum BatchReport {
             return
         }
         try AtomicFile.createDirectory(annotations)
-        let name = (URL(fileURLWithPath: layout.folder).standardizedFileURL.path as NSString).lastPathComponent
-        let presentation = IIIFPresentation(base: output.base, label: label ?? name, languages: settings.recognition.languages)
-        var canvases: [IIIFPresentation.Canvas] = []
-        var written: Set<String> = []
-        for entry in pages where entry.status == .ok {
-            // A page whose JSON is gone or does not read has nothing to show; the next run reads it again.
-            guard let json = entry.outputs["json"],
-                  let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
-                  let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes)) else { continue }
-            let image = entry.outputs["image"].flatMap { path in
-                pictureSize(of: layout.folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
-            }
-            guard let (canvas, files) = try presentation.canvas(for: report, pageID: entry.id, image: image) else { continue }
-            for file in files {
-                try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
-                written.insert((file.path as NSString).lastPathComponent)
-            }
-            canvases.append(canvas)
-        }
-        for file in try presentation.manifest(of: canvases) {
-            try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
-        }
+        let files = try IIIFBatch.documents(of: pages, in: layout.folder, base: base,
+                                            label: label ?? IIIFBatch.label(of: pages, folder: layout.folder),
+                                            languages: settings.recognition.languages)
+        for file in files { try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path) }
+        let written = Set(files.map { ($0.path as NSString).lastPathComponent })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? []
         where !written.contains(name) && isAnnotationFile(name) {
             unlink(annotations + "/" + name)

@@ -1,0 +1,191 @@
+import Foundation
+import GlossContract
+import GlossGeometry
+import GlossHTTP
+import GlossIndex
+import GlossServe
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A batch folder of synthetic pages in a fresh temporary folder, removed with this value.
+final class SyntheticBatch {
+    let folder: String
+    /// Each page's words, by page name.
+    var words: [String: [PageReport.Word]] = [:]
+
+    /// `pages` pages of the words `text` (the same on every page), each word 100 px apart.
+    init(pages: Int, text: [String]) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-serve-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let index = try BatchIndex(folder: folder, create: true)
+        for number in 0..<pages {
+            var report = PageReport(source: "scans/page-\(number).png", pageIndex: 0, status: .ok, error: "")
+            report.error = nil
+            report.width = 1200
+            report.height = 1600
+            report.words = text.enumerated().map { position, word in
+                PageReport.Word(text: word, confidence: 90,
+                                box: PixelRect(x: 50 + position * 100, y: 70 + number, width: 80, height: 30), line: 0)
+            }
+            words["page-\(number)"] = report.words
+            try index.record(IndexedPage(name: "page-\(number)", position: number, inputHash: nil, settingsHash: nil,
+                                         outputs: [:], report: report))
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+/// A write route that answers what it was sent: the stand-in for the corrections API.
+struct EchoRoute: WriteRoute {
+    var path = "/api/echo"
+    var methods: Set<String> = ["POST"]
+    func respond(to request: HTTPRequest, in folder: String) -> HTTPResponse {
+        HTTPResponse(status: 200, body: .bytes(request.body))
+    }
+}
+
+@Suite struct BatchFilesTests {
+    @Test func pathsOutOfTheBatchAreRefusedWithAReason() throws {
+        let batch = try SyntheticBatch(pages: 1, text: ["a"])
+        let outside = batch.folder + "-outside.txt"
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: outside))
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.createSymbolicLink(atPath: batch.folder + "/link.txt", withDestinationPath: outside)
+        try Data("inside".utf8).write(to: URL(fileURLWithPath: batch.folder + "/inside.txt"))
+        try FileManager.default.createSymbolicLink(atPath: batch.folder + "/alias.txt", withDestinationPath: "inside.txt")
+        let files = try BatchFiles(folder: batch.folder)
+
+        #expect(try files.resolve("/inside.txt").get() == files.root + "/inside.txt")
+        #expect(try files.resolve("/alias.txt").get() == files.root + "/inside.txt", "a link inside the batch is followed")
+        for path in ["/../etc/passwd", "/a/../../x", "//etc/passwd", "/./inside.txt"] {
+            guard case .failure(let refusal) = files.resolve(path) else { Issue.record("\(path) was served"); continue }
+            #expect(refusal.status == 403 && !refusal.reason.isEmpty, "\(path)")
+        }
+        guard case .failure(let link) = files.resolve("/link.txt") else { Issue.record("a link out was served"); return }
+        #expect(link.status == 403 && link.reason.contains("symbolic link"))
+        guard case .failure(let missing) = files.resolve("/nothing.txt") else { Issue.record("a missing file was served"); return }
+        #expect(missing.status == 404)
+    }
+}
+
+@Suite struct BatchServerTests {
+    static func get(_ server: BatchServer, _ path: String, query: [String: String] = [:]) -> HTTPResponse {
+        server.respond(to: HTTPRequest(method: "GET", path: path, query: query, headers: ["host": "127.0.0.1:9"]))
+    }
+
+    static func json(_ response: HTTPResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(response.bytes)) as? [String: Any])
+    }
+
+    @Test func aReadOnlyServerHasNoWriteRouteEvenWithOneRegistered() throws {
+        let batch = try SyntheticBatch(pages: 1, text: ["a"])
+        let server = try BatchServer(folder: batch.folder, publicURL: nil, token: nil, writeRoutes: [EchoRoute()])
+        #expect(server.writeRoutes.isEmpty)
+        let response = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo", query: ["token": "x"], body: [1]))
+        #expect(response.status == 405)
+        #expect(String(decoding: response.bytes, as: UTF8.self).contains("read-only"))
+    }
+
+    @Test func aWriteNeedsTheToken() throws {
+        let batch = try SyntheticBatch(pages: 1, text: ["a"])
+        let token = WriteToken.random()
+        #expect(token.value.count == 32 && token != WriteToken.random())
+        let server = try BatchServer(folder: batch.folder, publicURL: nil, token: token, writeRoutes: [EchoRoute()])
+        let without = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo", body: [1, 2]))
+        #expect(without.status == 401)
+        let wrong = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo", headers: ["authorization": "Bearer 00"]))
+        #expect(wrong.status == 401)
+        let with = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo",
+                                                  headers: ["authorization": "Bearer " + token.value], body: [1, 2]))
+        #expect(with.status == 200 && with.bytes == [1, 2])
+        let other = server.respond(to: HTTPRequest(method: "PUT", path: "/api/echo", headers: ["x-gloss-token": token.value]))
+        #expect(other.status == 405, "the route takes POST only")
+        #expect(with.header("Access-Control-Allow-Origin") == nil, "no CORS on writes")
+    }
+
+    @Test func searchHitsAreTheWordsBoxesOnTheirCanvasesAndPage() throws {
+        let batch = try SyntheticBatch(pages: 3, text: ["harbour", "lights", "harbour"])
+        let server = try BatchServer(folder: batch.folder, publicURL: "https://archive.example/b", token: nil)
+        var search = ContentSearch(folder: server.files.root, base: "https://archive.example/b/")
+        search.pagesPerResponse = 2
+        let first = try Self.json(HTTPResponse(status: 200, body: .bytes(try search.search(["q": "harbour"]).get())))
+        let items = try #require(first["items"] as? [[String: Any]])
+        #expect(items.count == 4, "two hits on each of the first two pages")
+        var expected = Set<String>()
+        for (name, words) in batch.words {
+            for word in words where word.text == "harbour" {
+                let box = word.box
+                expected.insert("https://archive.example/b/iiif/canvas/\(name)#xywh=\(box.x),\(box.y),\(box.width),\(box.height)")
+            }
+        }
+        let targets = Set(items.compactMap { $0["target"] as? String })
+        #expect(targets.count == 4 && targets.isSubset(of: expected), "\(targets)")
+        #expect(items.allSatisfy { $0["motivation"] as? String == "highlighting" })
+
+        let part = try #require(first["partOf"] as? [String: Any])
+        let last = try #require((part["last"] as? [String: Any])?["id"] as? String)
+        #expect(last.hasSuffix("page=2&q=harbour"))
+        let next = try #require((first["next"] as? [String: Any])?["id"] as? String)
+        #expect(next == last && first["prev"] == nil)
+
+        let second = try Self.json(HTTPResponse(status: 200, body: .bytes(try search.search(["q": "harbour", "page": "2"]).get())))
+        let rest = Set((second["items"] as? [[String: Any]] ?? []).compactMap { $0["target"] as? String })
+        #expect(rest.count == 2 && rest.isDisjoint(with: targets) && targets.union(rest) == expected, "every hit once")
+        #expect(second["next"] == nil && (second["prev"] as? [String: Any])?["id"] as? String == first["id"] as? String)
+
+        guard case .failure(let refusal) = search.search(["q": "harbour", "page": "0"]) else { Issue.record("page 0"); return }
+        #expect(refusal.status == 400)
+        guard case .failure(let empty) = search.search([:]) else { Issue.record("no q"); return }
+        #expect(empty.status == 400)
+    }
+
+    @Test func autocompleteListsTermsWithThePagesHoldingThem() throws {
+        let batch = try SyntheticBatch(pages: 3, text: ["Harbour", "harbours", "lights"])
+        let response = Self.get(try BatchServer(folder: batch.folder, publicURL: nil, token: nil), "/iiif/autocomplete",
+                                query: ["q": "HAR"])
+        let page = try Self.json(response)
+        #expect(page["type"] as? String == "TermPage")
+        let items = try #require(page["items"] as? [[String: Any]])
+        #expect(items.compactMap { $0["value"] as? String } == ["harbour", "harbours"])
+        #expect(items.allSatisfy { $0["total"] as? Int == 3 })
+        #expect(response.header("Access-Control-Allow-Origin") == "*")
+    }
+}
+
+@Suite struct HTTPServerTests {
+    @Test func aServerOnAFreePortOfLoopbackAnswersAndStopsWhenReleased() async throws {
+        let batch = try SyntheticBatch(pages: 1, text: ["a"])
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: batch.folder + "/hello.txt"))
+        var options = HTTPServerOptions()
+        options.port = 0
+        #expect(options.address == "127.0.0.1", "loopback unless told otherwise")
+        var server: HTTPServer? = try HTTPServer(options: options, handler: try BatchServer(folder: batch.folder, publicURL: nil, token: nil))
+        let port = try #require(server?.port)
+        #expect(port > 0)
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/hello.txt")!)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200 && String(decoding: data, as: UTF8.self) == "hello")
+        #expect(http.value(forHTTPHeaderField: "Access-Control-Allow-Origin") == "*")
+        server = nil
+        await #expect(throws: (any Error).self) {
+            _ = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/hello.txt")!)
+        }
+    }
+
+    @Test func anAddressThatIsNotNumericIsRefused() throws {
+        var options = HTTPServerOptions()
+        options.address = "localhost"
+        options.port = 0
+        #expect(throws: HTTPServerError.self) {
+            _ = try HTTPServer(options: options, handler: EchoHandler())
+        }
+    }
+}
+
+struct EchoHandler: HTTPHandler {
+    func respond(to request: HTTPRequest) -> HTTPResponse { HTTPResponse(status: 200) }
+}
