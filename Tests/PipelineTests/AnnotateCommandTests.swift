@@ -152,7 +152,8 @@ struct FormatsCommandTests {
             BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/gloss.json"))))
         #expect(manifest.pages.count == 2)
         for entry in manifest.pages {
-            #expect(Set(entry.outputs.keys) == ["hocr", "alto", "tsv", "txt", "json"], "no html, so no display copy")
+            // With txt, each page also names its document's whole text in documents/.
+            #expect(Set(entry.outputs.keys) == ["hocr", "alto", "tsv", "txt", "json", "documentText"], "no html, so no display copy")
         }
         let id = manifest.pages[0].id.replacingOccurrences(of: "-p1", with: "")
         let hocr = try String(contentsOfFile: scratch.path + "/pages/\(id).hocr", encoding: .utf8)

@@ -26,7 +26,8 @@ struct CorrectionBatchTests {
         }
 
         func annotate(_ extra: [String]) throws -> Gloss.Run {
-            try Gloss.run(["annotate"] + inputs + ["-o", folder, "--no-faces", "--format", CorrectionBatchTests.formats] + extra)
+            try Gloss.run(["annotate"] + inputs + ["-o", folder, "--no-faces", "--format", CorrectionBatchTests.formats,
+                           "--iiif-base", "https://archive.example/batch/"] + extra)
         }
 
         var manifest: BatchManifest {

@@ -202,25 +202,48 @@ private struct PageState {
 
         // A multi-page file's combined documents hold this page among its siblings.
         let siblings = manifest.pages.filter { $0.source == report.source }.sorted { $0.pageIndex < $1.pageIndex }
+        let everyPage = siblings.map { sibling in
+            sibling.id == id ? report : Self.report(of: sibling, in: layout) ?? PageReport(
+                source: sibling.source, pageIndex: sibling.pageIndex, status: .failed, error: "its JSON does not read")
+        }
         var reports = [report]
         if case .combined(let combinedID) = pdf {
-            reports = siblings.map { sibling in
-                sibling.id == id ? report : Self.report(of: sibling, in: layout) ?? PageReport(
-                    source: sibling.source, pageIndex: sibling.pageIndex, status: .failed, error: "its JSON does not read")
-            }
+            reports = everyPage
             for file in renderCombined(reports, formats: settings.formats, context: context) {
                 try put(file.bytes, "pages/" + combinedID + "." + file.fileExtension)
             }
         }
+        // A PDF input's PDF is the input with its text layer grafted on (`DocumentFiles`),
+        // which a correction does not graft again: it keeps the words as read.
+        let isPDFInput = (try? source?.get())?.format == .pdf
         if settings.formats.contains(.pdf), let path = entry.outputs["pdf"], let source {
-            do {
-                try Self.writePDF(reports, of: try source.get(), to: layout.folder + "/" + path, settings: settings)
-                rewritten.append(path)
-            } catch {
-                notRewritten.append("\(path): \(error)")
+            if isPDFInput {
+                notRewritten.append("\(path): a PDF input's grafted text layer keeps the words as read")
+            } else {
+                do {
+                    try Self.writePDF(reports, of: try source.get(), to: layout.folder + "/" + path, settings: settings)
+                    rewritten.append(path)
+                } catch {
+                    notRewritten.append("\(path): \(error)")
+                }
             }
         }
-        if let iiif = settings.iiif {
+        // The input's document in documents/: an image's PDF is another name for the one just
+        // written, and its whole text is written again.
+        if let document = entry.outputs["document"], let path = entry.outputs["pdf"], rewritten.contains(path) {
+            do {
+                try AtomicFile.share(layout.folder + "/" + path, as: layout.folder + "/" + document)
+                rewritten.append(document)
+            } catch {
+                notRewritten.append("\(document): \(error)")
+            }
+        }
+        if let text = entry.outputs["documentText"] {
+            // Every page of the input, whether or not its PDF combines them.
+            try put(Array(DocumentFiles.sidecar(everyPage).utf8), text)
+        }
+        // The IIIF annotations are written only under a base URL (`BatchReport.writeIIIF`).
+        if let iiif = settings.iiif, iiif.base != nil {
             let presentation = IIIFPresentation(base: iiif.base, label: (layout.folder as NSString).lastPathComponent,
                                                 languages: settings.recognition.languages)
             let image = entry.outputs["image"].flatMap { path in
