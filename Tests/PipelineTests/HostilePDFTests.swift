@@ -54,7 +54,7 @@ struct HostilePDFTests {
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
-    /// Ctrl-C while Poppler draws a page of two million operations: the batch stops within a
+    /// Ctrl-C while Poppler draws a page of six million operations: the batch stops within a
     /// second, and the page is cancelled in the stage that was drawing it.
     @Test func anInterruptStopsAPageBeingDrawn() throws {
         let scratch = try ScratchFolder()

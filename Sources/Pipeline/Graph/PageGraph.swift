@@ -239,8 +239,11 @@ struct PageGraph: Sendable {
                                      pdfResolution: pdfResolution)
             }
         }
-        // libqpdf's view of a PDF on disk: what its pages show, and whether it can be grafted.
+        // libqpdf's view of a PDF on disk: what its pages show, and whether it can be grafted;
+        // only when a searchable PDF is written, since it reads every content stream in-process
+        // (a page of two million operations takes seconds), not in a killable gloss-render.
         let graft: Result<PDFGraft.Document, PDFGraftError>? = image.format == .pdf && downloaded == nil
+            && settings.formats.contains(.pdf)
             ? try await step(.read, file: path, page: 0, clock: clock) {
                 try await worker.image.run { _ in PDFGraft.inspection(of: path) }
             }
