@@ -283,7 +283,8 @@ def main():
             links = js("""return Array.prototype.map.call(document.querySelectorAll('.downloads a, a.original'),
                          function (a) { return [a.getAttribute('data-format') || 'original', a.href]; });""")
             formats = sorted(format for format, _ in links)
-            check(formats == sorted(["json", "hocr", "alto", "tsv", "txt", "pdf", "original"]), "links: %s" % formats)
+            check(formats == sorted(["json", "hocr", "alto", "tsv", "txt", "pdf", "document", "documentText", "original"]),
+                  "links: %s" % formats)
             for format, href in links:
                 check(href.startswith("file://"), "%s links %s" % (format, href))
                 path = urllib.request.url2pathname(urllib.parse.urlparse(href).path)

@@ -217,6 +217,7 @@ public struct BatchIndexView {
 
     /// The link to an input's searchable PDF in `documents/`.
     static func documentLink(_ path: String) -> HTML {
-        HTML(trusted: " <a class=\"document\" href=\"") + HTML(escaping: path) + HTML(trusted: "\">searchable PDF</a>")
+        HTML(trusted: " <a class=\"document\" href=\"") + HTML(escaping: PageLinks.url(ofRelativePath: path))
+            + HTML(trusted: "\">searchable PDF</a>")
     }
 }

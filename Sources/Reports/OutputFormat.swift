@@ -190,6 +190,11 @@ public struct PageLinks: Sendable, Equatable {
         return steps.joined(separator: "/")
     }
 
+    /// A relative path as a URL: each segment percent-encoded, the slashes kept.
+    public static func url(ofRelativePath path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false).map { percentEncoded(String($0)) }.joined(separator: "/")
+    }
+
     /// A path segment with everything but unreserved characters percent-encoded (UTF-8).
     static func percentEncoded(_ segment: String) -> String {
         var out = ""

@@ -31,7 +31,7 @@ struct PageFiles {
             try AtomicFile.write(try DisplayPicture(thumbnailOf: small).bytes, to: layout.pagesFolder + "/" + thumbnail)
             outputs["thumbnail"] = "pages/" + thumbnail
         }
-        let linked = Self.outputLinks(id: id, formats: settings.formats, pdf: pdf).merging(documents.mapValues { "../" + $0 }) { own, _ in own }
+        let linked = Self.outputLinks(id: id, formats: settings.formats, pdf: pdf).merging(documents.mapValues { "../" + PageLinks.url(ofRelativePath: $0) }) { own, _ in own }
         let links = PageLinks(imagePath: imageName, outputs: linked,
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath))
