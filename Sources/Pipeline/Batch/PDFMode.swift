@@ -14,6 +14,15 @@ public enum PDFMode: String, Sendable, Codable, Hashable, CaseIterable {
     /// Every page is read; the old invisible text of each is removed and Gloss's layer grafted on.
     case force
 
+    /// Whether the mode needs to know what a page's content shows (visible or invisible text)
+    /// to decide whether to read it.
+    public var readsContent: Bool {
+        switch self {
+        case .redo: true
+        case .skip, .force: false
+        }
+    }
+
     /// Whether a page keeps its text and is not read: `hasTextLayer` says Poppler finds words
     /// on it, `text` what its content shows (nil when not known, as for an image).
     public func keepsText(hasTextLayer: Bool, text: PDFGraft.PageText?) -> Bool {

@@ -240,10 +240,11 @@ struct PageGraph: Sendable {
             }
         }
         // libqpdf's view of a PDF on disk: what its pages show, and whether it can be grafted;
-        // only when a searchable PDF is written, since it reads every content stream in-process
-        // (a page of two million operations takes seconds), not in a killable gloss-render.
+        // only when a searchable PDF is written or `--pdf-mode redo` must tell visible text from
+        // invisible, since it reads every content stream in-process (a page of two million
+        // operations takes seconds), not in a killable gloss-render.
         let graft: Result<PDFGraft.Document, PDFGraftError>? = image.format == .pdf && downloaded == nil
-            && settings.formats.contains(.pdf)
+            && (settings.formats.contains(.pdf) || settings.pdfMode.readsContent)
             ? try await step(.read, file: path, page: 0, clock: clock) {
                 try await worker.image.run { _ in PDFGraft.inspection(of: path) }
             }
@@ -253,6 +254,11 @@ struct PageGraph: Sendable {
             try await worker.image.run { _ in try SHA256.hex(of: image) }
         }
         return OpenedFile(image: image, hash: hash, graft: graft)
+    }
+
+    /// The text a PDF page already holds, when `--pdf-mode` keeps it instead of reading the page.
+    private func keptText(of layer: PDFTextLayer?, pageText: PDFGraft.PageText?) -> RecognizedText? {
+        layer.flatMap(RecognizedText.init(layer:)).flatMap { settings.pdfMode.keepsText(hasTextLayer: true, text: pageText) ? $0 : nil }
     }
 
     /// Decode to render for one page. Never throws: a failed page is a report saying why,
@@ -272,9 +278,7 @@ struct PageGraph: Sendable {
                                                                                    displayDimension: displayDimension,
                                                                                    pageText: pageText)
             // A page holding text that `--pdf-mode` keeps is not read again by any analyzer.
-            let keptText = layer.flatMap(RecognizedText.init(layer:)).flatMap { text in
-                settings.pdfMode.keepsText(hasTextLayer: true, text: pageText) ? text : nil
-            }
+            let keptText = keptText(of: layer, pageText: pageText)
             // Each analyzer gets its own image, and the page keeps none of them: an engine that
             // copies the pixels can let go of its image while it works.
             let display = copies.display
@@ -340,7 +344,7 @@ struct PageGraph: Sendable {
         // Turning and levelling serve the text: a page none of whose text is read (faces only,
         // or a PDF page that keeps its own text) is left as it is.
         let readsText = worker.analyzers.contains(where: \.readsText)
-            && !(layer.flatMap(RecognizedText.init(layer:)) != nil && settings.pdfMode.keepsText(hasTextLayer: true, text: pageText))
+            && keptText(of: layer, pageText: pageText) == nil
         let preparation = try await step(.prepare, file: path, page: index, clock: clock) {
             readsText ? try await prepare(decoded) : nil
         }

@@ -38,7 +38,7 @@ public enum PlanExecution {
         var second = [TextLine?](repeating: nil, count: actions.count)
         for (index, reading) in zip(toRead, readings) { second[index] = reading }
         let places = PageReaderPlace.places(in: pageText)
-        let place = { (words: [RecognizedWord]) in words.compactMap { places[$0.box] }.min() }
+        let place = { (words: [RecognizedWord]) in words.compactMap { places[$0.box] }.min { $0.rank < $1.rank } }
         var fused = linePlan.lines.indices.compactMap { index -> PlacedLine? in
             LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
                              lineReading: second[index], plan: plan, policy: policy)

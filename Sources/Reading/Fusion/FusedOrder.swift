@@ -15,7 +15,7 @@ public struct PlacedLine: Sendable, Equatable {
 }
 
 /// Where a word stands in the page reader's reading.
-public struct PageReaderPlace: Sendable, Equatable, Comparable {
+public struct PageReaderPlace: Sendable, Equatable {
     /// The word's place among all the page reader's words, in its order.
     public var rank: Int
     public var block: Int
@@ -26,8 +26,6 @@ public struct PageReaderPlace: Sendable, Equatable, Comparable {
         self.block = block
         self.paragraph = paragraph
     }
-
-    public static func < (lhs: PageReaderPlace, rhs: PageReaderPlace) -> Bool { lhs.rank < rhs.rank }
 
     /// Every word of `text` by its box, in order: the places the fused lines are keyed by.
     static func places(in text: RecognizedText) -> [NormalizedRect: PageReaderPlace] {
