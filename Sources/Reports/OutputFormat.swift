@@ -196,7 +196,7 @@ public struct PageLinks: Sendable, Equatable {
     }
 
     /// A path segment with everything but unreserved characters percent-encoded (UTF-8).
-    static func percentEncoded(_ segment: String) -> String {
+    public static func percentEncoded(_ segment: String) -> String {
         var out = ""
         for byte in segment.utf8 {
             switch byte {

@@ -125,10 +125,6 @@ public struct ContentSearch: Sendable {
 
     /// `name=value&…` sorted by name, each percent-encoded as a query's part.
     static func queryString(_ arguments: [String: String]) -> String {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&=+?#")
-        return arguments.sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
-            .joined(separator: "&")
+        arguments.sorted { $0.key < $1.key }.map { "\($0.key)=\(PageLinks.percentEncoded($0.value))" }.joined(separator: "&")
     }
 }
