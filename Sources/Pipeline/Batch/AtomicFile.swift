@@ -14,34 +14,30 @@ enum AtomicFile {
     /// Writes a file made piece by piece, as atomically: `body` appends to it, and it replaces
     /// `path` only once `body` returns. Small pieces are gathered into writes of up to a megabyte.
     static func write(to path: String, _ body: (_ append: @escaping ([UInt8]) throws -> Void) throws -> Void) throws {
-        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw OutputError(path: path, cause: systemError()) }
-        let buffer = WriteBuffer()
-        do {
-            try body { bytes in
-                if buffer.bytes.count + bytes.count > 1 << 20 {
-                    try writeAll(buffer.bytes, to: descriptor, naming: path)
-                    buffer.bytes.removeAll(keepingCapacity: true)
+        try produce(path) { temporary in
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw OutputError(path: path, cause: systemError()) }
+            let buffer = WriteBuffer()
+            do {
+                try body { bytes in
+                    if buffer.bytes.count + bytes.count > 1 << 20 {
+                        try writeAll(buffer.bytes, to: descriptor, naming: path)
+                        buffer.bytes.removeAll(keepingCapacity: true)
+                    }
+                    if bytes.count >= 1 << 20 { try writeAll(bytes, to: descriptor, naming: path) } else { buffer.bytes += bytes }
                 }
-                if bytes.count >= 1 << 20 { try writeAll(bytes, to: descriptor, naming: path) } else { buffer.bytes += bytes }
+                try writeAll(buffer.bytes, to: descriptor, naming: path)
+            } catch {
+                close(descriptor)
+                throw error
             }
-            try writeAll(buffer.bytes, to: descriptor, naming: path)
-        } catch {
-            close(descriptor)
-            unlink(temporary)
-            throw error
+            guard close(descriptor) == 0 else { throw OutputError(path: path, cause: systemError()) }
         }
-        guard close(descriptor) == 0 else {
-            let cause = systemError()
-            unlink(temporary)
-            throw OutputError(path: path, cause: cause)
-        }
-        guard rename(temporary, path) == 0 else {
-            let cause = systemError()
-            unlink(temporary)
-            throw OutputError(path: path, cause: cause)
-        }
+    }
+
+    /// A name beside `path` no other writer picks: this process's, with a random part.
+    static func temporaryName(for path: String, _ kind: String = "tmp") -> String {
+        path + ".\(kind)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// Writes all of `bytes` to an open descriptor, however the kernel splits the write.
@@ -58,7 +54,7 @@ enum AtomicFile {
     /// Makes `path` as atomically from a file `body` writes at the temporary path it is given
     /// (a library that writes files by name, such as libqpdf).
     static func produce(_ path: String, _ body: (_ temporary: String) throws -> Void) throws {
-        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = temporaryName(for: path)
         do {
             try body(temporary)
         } catch {

@@ -94,7 +94,7 @@ struct DocumentFiles {
             if settings.pdfMode.stripsInvisibleText(text, kept: kept) { stripping.append(report.pageIndex) }
             if !kept, report.words.contains(where: { !$0.text.isEmpty }) { covered.append((report.pageIndex, report)) }
         }
-        let layer = path + ".tmp-layer-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let layer = AtomicFile.temporaryName(for: path, "tmp-layer")
         defer { unlink(layer) }
         if !covered.isEmpty {
             try AtomicFile.write(to: layer) { append in
