@@ -1,3 +1,4 @@
+import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
@@ -48,8 +49,13 @@ struct TextAnalyzer: Analyzer {
     /// Fewer words than this say nothing of which way up a page stands: a photograph's specks.
     static let wordsToTell = 5
 
+    /// Bench only: families of rules switched off to measure what each adds
+    /// (`GLOSS_RULES_OFF=turn,compare`).
+    static let switchedOff: Set<String> = Set(
+        (ProcessInfo.processInfo.environment["GLOSS_RULES_OFF"] ?? "").split(separator: ",").map(String.init))
+
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
-        guard let doubt = image.doubtfulOrientation else {
+        guard let doubt = image.doubtfulOrientation, !Self.switchedOff.contains("turn") else {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
         }
         // The orientation detector was unsure: the page is read both ways, and the reading
@@ -156,7 +162,7 @@ struct TextAnalyzer: Analyzer {
         // from the same pixels, at the same resolution.
         var page = steps.contains(.reread) ? raster : nil
         var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
-        if let asItCame, enlarged || Self.isUnsure(text) {
+        if let asItCame, !Self.switchedOff.contains("compare"), enlarged || Self.isUnsure(text) {
             // Small letters read better enlarged on most pages (a map's labels: 0.49 to 0.78
             // F1), and worse on some (a book page at x-height 10: 0.99 to 0.97); the reading
             // Tesseract is the more confident of is the better one on all 11 such real pages.

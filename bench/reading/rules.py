@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""What each costly family of Tesseract's preparation rules still adds, in either mode.
+
+  rules.py run  [--jobs 2] [--half tune|measure] [--out DIR]   # the readings (bench/ocr-quality/score.py)
+  rules.py report [--out DIR]                                  # the table, from what `run` wrote
+
+`run` reads the 73 bench pages with `--text fast` and `--text accurate` as they are, then, for
+each family, only the pages on which it fired (the page JSON's `preparation` says so) with the
+family switched off: `turn` (a page whose way up was in doubt read a second way) and `compare`
+(small letters read as they came too, or a page told 300 ppi read at its stated resolution
+too) through the bench-only `GLOSS_RULES_OFF`, `reread` (the text the layout dropped read
+again) by leaving it out of `--prepare`. A page on which a family did not fire reads the same
+without it. `report` gives per family, mode, half and kind of page the mean F1 and CER with
+the family and without, on the pages it fired on and on the whole half, and the seconds the
+family's readings took (the page JSON's `timings`).
+"""
+import argparse, json, os, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+SCORE = os.path.join(ROOT, "bench", "ocr-quality", "score.py")
+MODES = {"fast": "--text fast", "accurate": "--text accurate"}
+# Family -> (environment, extra arguments, whether it fired on a page, its timing stage).
+NO_REREAD = "--prepare orientation,deskew,flatten,scale"
+FAMILIES = {
+    "turn": ({"GLOSS_RULES_OFF": "turn"}, "", lambda p: "turn" in stages(p), "turn"),
+    "compare": ({"GLOSS_RULES_OFF": "compare"}, "", lambda p: "compare" in stages(p), "compare"),
+    "reread": ({}, NO_REREAD, lambda p: (p or {}).get("regionsReread", 0) > 0, "reread"),
+}
+
+
+def stages(preparation):
+    timings = (preparation or {}).get("timings") or {}
+    if isinstance(timings, dict):
+        return timings
+    return {s["name"]: s.get("milliseconds", 0) for s in timings}
+
+
+def kind(page):
+    """The kind of page a rule must help: the issue's forms, receipts, books, photos, tables, columns."""
+    tags = set(page.get("tags", []))
+    for tag, name in (("form", "forms"), ("receipt", "receipts"), ("photo", "photos"), ("table", "tables"),
+                      ("multicol", "columns"), ("book", "books")):
+        if tag in tags:
+            return name
+    return page["group"]
+
+
+def python():
+    venv = os.path.join(ROOT, ".build", "ocr-venv", "bin", "python")
+    return venv if os.path.exists(venv) else sys.executable
+
+
+def score(out, name, pages, env, extra, jobs, gloss):
+    cmd = [python(), SCORE, "--jobs", str(jobs), "--json", os.path.join(out, name + ".json"),
+           "--cache", os.path.join(out, "cache-" + name)]
+    if gloss:
+        cmd += ["--gloss", gloss]
+    for mode, args in MODES.items():
+        cmd += ["--variant", f"{mode}={args} {extra}".strip()]
+    for p in pages:
+        cmd += ["--page", p]
+    print("+", name, len(pages), "pages", file=sys.stderr, flush=True)
+    subprocess.run(cmd, env=dict(os.environ, **env), check=True, stdout=subprocess.DEVNULL)
+
+
+def load(out, name):
+    path = os.path.join(out, name + ".json")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return {r["name"]: r for r in json.load(f)["pages"]}
+
+
+def manifest():
+    with open(os.path.join(ROOT, ".build", "ocr-data", "manifest.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run(args):
+    os.makedirs(args.out, exist_ok=True)
+    pages = [p["name"] for p in manifest() if not args.half or p["half"] == args.half]
+    base_name = "base" + (f"-{args.half}" if args.half else "")
+    score(args.out, base_name, pages, {}, "", args.jobs, args.gloss)
+    base = load(args.out, base_name)
+    for family, (env, extra, fired, _) in FAMILIES.items():
+        if args.family and family not in args.family:
+            continue
+        on = [n for n in pages if n in base and any(fired(base[n][m].get("preparation")) for m in MODES)]
+        if on:
+            score(args.out, f"off-{family}" + (f"-{args.half}" if args.half else ""), on, env, extra, args.jobs, args.gloss)
+
+
+def merged(out, prefix):
+    rows = {}
+    for half in ("", "-tune", "-measure"):
+        rows.update(load(out, prefix + half))
+    return rows
+
+
+def mean(values):
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")
+
+
+def report(args):
+    pages = manifest()
+    base = merged(args.out, "base")
+    print("family | mode | half | kind | pages fired / of kind | F1 on -> off (fired) | CER on -> off (fired) |"
+          " F1 delta of the kind | CER delta of the kind | family's seconds")
+    for family, (_, _, fired, stage) in FAMILIES.items():
+        off = merged(args.out, f"off-{family}")
+        for mode in MODES:
+            for half in ("tune", "measure"):
+                here = [p for p in pages if p["half"] == half and p["name"] in base]
+                kinds = sorted({kind(p) for p in here})
+                for k in kinds + ["all"]:
+                    group = [p for p in here if k == "all" or kind(p) == k]
+                    hit = [p for p in group if p["name"] in off and fired(base[p["name"]][mode].get("preparation"))]
+                    if not hit and k != "all":
+                        continue
+
+                    def value(p, metric, source):
+                        row = (off if source == "off" and p in hit else base)[p["name"]][mode]
+                        return row[metric]
+                    f1_on, f1_off = mean(value(p, "f1", "on") for p in hit), mean(value(p, "f1", "off") for p in hit)
+                    cer_on, cer_off = mean(value(p, "cer", "on") for p in hit), mean(value(p, "cer", "off") for p in hit)
+                    df1 = mean(value(p, "f1", "on") - value(p, "f1", "off") for p in group)
+                    dcer = mean(value(p, "cer", "on") - value(p, "cer", "off") for p in group)
+                    seconds = sum(stages(base[p["name"]][mode].get("preparation")).get(stage, 0) for p in group) / 1000
+                    print(f"{family} | {mode} | {half} | {k} | {len(hit)} / {len(group)} | {f1_on:.3f} -> {f1_off:.3f} |"
+                          f" {cer_on:.3f} -> {cer_off:.3f} | {df1:+.4f} | {dcer:+.4f} | {seconds:.1f}")
+        if args.pages:
+            for p in pages:
+                if p["name"] in off:
+                    for mode in MODES:
+                        if fired(base[p["name"]][mode].get("preparation")):
+                            b, o = base[p["name"]][mode], off[p["name"]][mode]
+                            print(f"  {family} {mode} {p['half']} {kind(p)} {p['name']}: F1 {b['f1']:.3f} -> {o['f1']:.3f},"
+                                  f" CER {b['cer']:.3f} -> {o['cer']:.3f}, s {b['seconds']:.1f} -> {o['seconds']:.1f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("action", choices=("run", "report"))
+    ap.add_argument("--out", default=os.path.join(ROOT, ".build", "rules-bench"))
+    ap.add_argument("--half", choices=("tune", "measure"))
+    ap.add_argument("--family", action="append", choices=list(FAMILIES))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--gloss", help="the binary (default: this checkout's release build)")
+    ap.add_argument("--pages", action="store_true", help="report: each fired page too")
+    args = ap.parse_args()
+    run(args) if args.action == "run" else report(args)
+
+
+if __name__ == "__main__":
+    main()
