@@ -62,7 +62,7 @@ struct ToldResolutionTests {
         let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
         let engine = try Self.analyzer.makeEngine()
         let findings = try Self.analyzer.analyze(AnalyzerImage(raster: page, resolution: 96), with: engine, cancellation: CancellationFlag())
-        try #require((findings.text.meanConfidence ?? 0) >= TextAnalyzer.confidentReading)
+        try #require((findings.text.meanConfidence ?? 0) >= TextAnalyzer(options: RecognitionOptions()).policy.confidentReading)
         #expect(findings.preparation?.scale == 1)
         #expect(findings.preparation?.resolutionSetAside == nil)
         #expect(findings.preparation?.timings["compare"] == nil)
@@ -76,7 +76,7 @@ struct ToldResolutionTests {
         let engine = try Self.analyzer.makeEngine()
         let told300 = try engine.recognize(page, resolution: 300)
         let told96 = try engine.recognize(page, resolution: 96)
-        try #require((told300.meanConfidence ?? 100) < TextAnalyzer.confidentReading, "the blurred page reads unsure")
+        try #require((told300.meanConfidence ?? 100) < TextAnalyzer(options: RecognitionOptions()).policy.confidentReading, "the blurred page reads unsure")
 
         let findings = try Self.analyzer.analyze(AnalyzerImage(raster: page, resolution: 96), with: engine, cancellation: CancellationFlag())
         let record = try #require(findings.preparation)
@@ -93,7 +93,7 @@ struct ToldResolutionTests {
         let page = try Self.peppered()
         let engine = try Self.analyzer.makeEngine()
         let findings = try Self.analyzer.analyze(AnalyzerImage(raster: page, resolution: nil), with: engine, cancellation: CancellationFlag())
-        try #require((findings.text.meanConfidence ?? 100) < TextAnalyzer.confidentReading, "unsure, and still read once")
+        try #require((findings.text.meanConfidence ?? 100) < TextAnalyzer(options: RecognitionOptions()).policy.confidentReading, "unsure, and still read once")
         #expect(findings.preparation?.timings["compare"] == nil)
         #expect(findings.preparation?.resolutionSetAside == nil)
     }

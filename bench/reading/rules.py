@@ -53,7 +53,7 @@ def python():
 
 def score(out, name, pages, env, extra, jobs, gloss):
     cmd = [python(), SCORE, "--jobs", str(jobs), "--json", os.path.join(out, name + ".json"),
-           "--cache", os.path.join(out, "cache-" + name)]
+           "--cache", os.path.join(out, "cache-" + name.removesuffix("-tune").removesuffix("-measure"))]
     if gloss:
         cmd += ["--gloss", gloss]
     for mode, args in MODES.items():

@@ -3,6 +3,7 @@ import GlossContract
 import GlossGeometry
 import GlossImaging
 import GlossPreparation
+import GlossReading
 import GlossTextRecognition
 
 /// Text through Tesseract: one engine per lane, the page at up to 300 ppi; then the ink the
@@ -11,6 +12,8 @@ struct TextAnalyzer: Analyzer {
     let options: RecognitionOptions
     /// The preparation steps asked for (`--prepare`); this analyzer does scaling and re-reading.
     var steps: PreparationSteps = .none
+    /// When a second reading is made (`SecondReadings`).
+    var policy = PreparationPolicy()
 
     var name: String { "ocr" }
     var readsText: Bool { true }
@@ -23,32 +26,6 @@ struct TextAnalyzer: Analyzer {
 
     func makeEngine() throws -> TextRecognizer { try TextRecognizer(options: options) }
 
-    /// The mean word confidence from which a reading is trusted without a second. On the real
-    /// pages of `bench/ocr-quality` turned four ways and skewed, and read the way the detector
-    /// was unsure of, readings the wrong way up reached 64, and readings the right way up that
-    /// a second reading would not have changed started at 86; of the pages told 300 ppi in
-    /// place of their file's 96, the one that read better told 96 read at 79.6.
-    static let confidentReading = 85.0
-
-    /// Whether a reading is one Tesseract is unsure of, and worth a second reading to compare.
-    static func isUnsure(_ text: RecognizedText) -> Bool { (text.meanConfidence ?? 0) < confidentReading }
-
-    /// The mean word confidence under which a reading of a page whose way up the detectors
-    /// were sure of is taken for garbage, and the page read turned over. Of the 63 real pages of
-    /// `bench/ocr-quality` read upright, one read under 60 (a chart, at 38, whose text Tesseract
-    /// barely reads any way up); a table of figures that both detectors took for upright on its
-    /// head read at 46.
-    static let garbledReading = 60.0
-
-    /// Whether a reading looks like text read the wrong way up: words enough to tell, of low
-    /// confidence.
-    static func isGarbled(_ text: RecognizedText) -> Bool {
-        text.words.count >= wordsToTell && (text.meanConfidence ?? 0) < garbledReading
-    }
-
-    /// Fewer words than this say nothing of which way up a page stands: a photograph's specks.
-    static let wordsToTell = 5
-
     /// Bench only: families of rules switched off to measure what each adds
     /// (`GLOSS_RULES_OFF=turn,compare`).
     static let switchedOff: Set<String> = Set(
@@ -58,56 +35,36 @@ struct TextAnalyzer: Analyzer {
         guard let doubt = image.doubtfulOrientation, !Self.switchedOff.contains("turn") else {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
         }
-        // The orientation detector was unsure: the page is read both ways, and the reading
-        // Tesseract is the more confident of kept, with its words carried back onto the copy
-        // this analyzer was given. A page upside down reads as garbage of low confidence, so
-        // a confident first reading is the page the right way up, and the second is not made.
-        // Not for a page that may lie on its side: Tesseract turns the lines it finds standing
-        // and reads them confidently, though worse than the page turned. When the detectors were
-        // sure, only a reading that looks garbled is tried turned over.
+        // The detectors were unsure which way up the page stands: it is read as given, then as
+        // `SecondReadings` decides from the readings made, and the reading Tesseract is the
+        // more confident of kept, its words carried back onto the copy this analyzer was given.
         let raster = image.takeRaster()
-        var findings = try read(raster, resolution: image.resolution, with: engine, cancellation: cancellation)
-        if doubt.appliedIsSure {
-            guard Self.isGarbled(findings.text) else { return findings }
-        } else {
-            let mayLieOnItsSide = doubt.applied == 0 && doubt.quarterTurns % 2 == 1
-            guard mayLieOnItsSide || Self.isUnsure(findings.text) else { return findings }
+        var readings: [TurnedReading] = []
+        var findings: [PageFindings] = []
+        var skews: [Double] = []
+        var started = ContinuousClock.now
+        while let next = SecondReadings.nextTurn(after: readings, doubt: doubt, policy: policy) {
+            // "turn" is what the readings after the first cost.
+            if readings.count == 1 { started = ContinuousClock.now }
+            let quarterTurns = (((next.rotation - doubt.applied) / 90) % 4 + 4) % 4
+            let turn = PageTransform(quarterTurns: quarterTurns, skew: next.skew, inputSize: raster.size)
+            let made = try read(turn.isIdentity ? raster : raster.prepared(by: turn), resolution: image.resolution,
+                                with: engine, cancellation: cancellation)
+            readings.append(TurnedReading(rotation: next.rotation, text: made.text))
+            findings.append(turn.isIdentity ? made : made.mapped(by: turn))
+            skews.append(next.skew)
         }
-        let started = ContinuousClock.now
-        var kept = (rotation: doubt.applied, skew: 0.0, text: findings.text)
-        var setAside: (rotation: Int, text: RecognizedText)?
-        /// Reads the page turned to `rotation` (clockwise from the input) and levelled by
-        /// `skew`, and keeps it if it is the most confident reading yet.
-        func readTurned(to rotation: Int, skew: Double) throws {
-            let quarterTurns = (((rotation - doubt.applied) / 90) % 4 + 4) % 4
-            let turn = PageTransform(quarterTurns: quarterTurns, skew: skew, inputSize: raster.size)
-            let turned = try read(raster.prepared(by: turn), resolution: image.resolution, with: engine, cancellation: cancellation)
-            if turned.text.isMoreConfident(than: kept.text) {
-                setAside = (kept.rotation, kept.text)
-                kept = (rotation, skew, turned.text)
-                findings = turned.mapped(by: turn)
-            } else if setAside.map({ turned.text.isMoreConfident(than: $0.text) }) ?? true {
-                setAside = (rotation, turned.text)
-            }
-        }
-        try readTurned(to: doubt.other, skew: doubt.otherSkew)
-        // A page on its side may lie on either: when neither the side the detector proposed nor
-        // the page as it came reads surely, the other side is read too. A table of figures the
-        // detector turned the wrong way read at 46 on that side and 73 as it came (Tesseract
-        // standing its lines up), and 75 on the side it needed. Not for a photograph, which
-        // reads as no words, or a few specks, whichever way it stands.
-        if doubt.quarterTurns % 2 == 1, Self.isUnsure(kept.text), kept.text.words.count >= Self.wordsToTell {
-            let sideways = doubt.applied == 0 ? doubt.other : doubt.applied
-            // The page as given is levelled already when the preparer turned it.
-            try readTurned(to: (sideways + 180) % 360, skew: doubt.applied == 0 ? doubt.otherSkew : 0)
-        }
-        var record = findings.preparation ?? PagePreparation()
+        let (kept, setAside) = SecondReadings.chosen(readings)
+        let index = readings.firstIndex { $0 == kept } ?? 0
+        var chosen = findings[index]
+        guard readings.count > 1 else { return chosen }
+        var record = chosen.preparation ?? PagePreparation()
         record.rotation = kept.rotation
         record.rotationSetAside = setAside?.rotation
-        if kept.skew != 0 { record.skew = kept.skew }
+        if skews[index] != 0 { record.skew = skews[index] }
         record.timings.record("turn", ContinuousClock.now - started)
-        findings.preparation = record
-        return findings
+        chosen.preparation = record
+        return chosen
     }
 
     /// The page's text read from `raster`, with this analyzer's steps of `--prepare`.
@@ -162,7 +119,8 @@ struct TextAnalyzer: Analyzer {
         // from the same pixels, at the same resolution.
         var page = steps.contains(.reread) ? raster : nil
         var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
-        if let asItCame, !Self.switchedOff.contains("compare"), enlarged || Self.isUnsure(text) {
+        if let asItCame, !Self.switchedOff.contains("compare"),
+           SecondReadings.readsAsItCameToo(enlarged: enlarged, resolutionDoubted: !enlarged, first: text, policy: policy) {
             // Small letters read better enlarged on most pages (a map's labels: 0.49 to 0.78
             // F1), and worse on some (a book page at x-height 10: 0.99 to 0.97); the reading
             // Tesseract is the more confident of is the better one on all 11 such real pages.

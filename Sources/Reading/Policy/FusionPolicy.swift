@@ -41,6 +41,9 @@ public struct FusionPolicy: Sendable, Equatable {
     /// The neural reader's raw word confidence onto the one scale.
     public var neuralScale = Calibration.neural
 
+    /// When Tesseract's own reading of the page is made a second time (`SecondReadings`).
+    public var preparation = PreparationPolicy()
+
     public init() {}
 
     /// The scale of `reader`'s confidences.
