@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from yunet import f1, iou, resized, score
+from yunet import f1, iou, photos_and_pages, resized, score
 
 
 def run(driver, pngs, threshold, raw):
@@ -35,13 +35,7 @@ def main():
     parser.add_argument("--pages", nargs="*", default=[])
     parser.add_argument("--threshold", type=float, default=0.25)
     args = parser.parse_args()
-    listed = [a for a in json.load(open(os.path.join(args.data, "annotations.json")))
-              if os.path.exists(os.path.join(args.data, a["image"]))]
-    photos = [a for a in listed if a.get("role") != "document"]
-    pages = [os.path.join(args.data, a["image"]) for a in listed if a.get("role") == "document"]
-    for folder in args.pages:
-        pages += sorted(os.path.join(folder, name) for name in os.listdir(folder)
-                        if name.lower().endswith((".png", ".jpg", ".jpeg", ".tif", ".tiff")))
+    photos, pages = photos_and_pages(args.data, args.pages)
     with tempfile.TemporaryDirectory() as folder:
         stems = [resized(os.path.join(args.data, a["image"]), 640, folder) for a in photos]
         page_stems = []

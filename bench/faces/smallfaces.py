@@ -33,7 +33,7 @@ import tempfile
 
 from PIL import Image
 
-from yunet import f1, iou, score
+from yunet import f1, iou, photos_and_pages, score
 
 SMALL = 20
 ADDED_BELOW = 24
@@ -62,10 +62,8 @@ def run(driver, pngs, repeat):
 
 
 def overlap(a, b):
-    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    return w * h / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h)
+    """IoU of two faces given by their corners."""
+    return iou(*as_boxes([a, b]))
 
 
 def in_photo(faces, scale, threshold):
@@ -102,13 +100,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json")
     args = parser.parse_args()
-    listed = [a for a in json.load(open(os.path.join(args.data, "annotations.json")))
-              if os.path.exists(os.path.join(args.data, a["image"]))]
-    photos = [a for a in listed if a.get("role") != "document"]
-    pages = [os.path.join(args.data, a["image"]) for a in listed if a.get("role") == "document"]
-    for folder in args.pages:
-        pages += sorted(os.path.join(folder, name) for name in os.listdir(folder)
-                        if name.lower().endswith((".png", ".jpg", ".jpeg", ".tif", ".tiff")))
+    photos, pages = photos_and_pages(args.data, args.pages)
     factors = [1.0] + args.factors
     with tempfile.TemporaryDirectory() as folder:
         photo_copies = {f: [copy(os.path.join(args.data, a["image"]), f, folder, "p%d" % i) for i, a in enumerate(photos)]

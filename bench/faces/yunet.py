@@ -80,6 +80,20 @@ def iou(a, b):
     return w * h / (a[2] * a[3] + b[2] * b[3] - w * h)
 
 
+
+def photos_and_pages(data, folders=()):
+    """The annotated photos of `data` (its annotations.json entries whose image is there), and
+    the document pages to look for false faces on: its own, then every image in `folders`."""
+    listed = [a for a in json.load(open(os.path.join(data, "annotations.json")))
+              if os.path.exists(os.path.join(data, a["image"]))]
+    photos = [a for a in listed if a.get("role") != "document"]
+    pages = [os.path.join(data, a["image"]) for a in listed if a.get("role") == "document"]
+    for folder in folders:
+        pages += sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                        if name.lower().endswith((".png", ".jpg", ".jpeg", ".tif", ".tiff")))
+    return photos, pages
+
+
 def score(found, truth, ignore=()):
     """(hits, false) for found boxes, best first: each takes the best unmatched truth at IoU >= 0.5;
     one that matches no face but an ignore region (IoU >= 0.5, or its centre inside) counts as

@@ -39,29 +39,29 @@ struct TextAnalyzer: Analyzer {
         // `SecondReadings` decides from the readings made, and the reading Tesseract is the
         // more confident of kept, its words carried back onto the copy this analyzer was given.
         let raster = image.takeRaster()
-        var readings: [TurnedReading] = []
-        var findings: [PageFindings] = []
-        var skews: [Double] = []
+        // Each reading made: its turn, and its findings on the copy this analyzer was given.
+        var made: [(turn: NextTurn, findings: PageFindings)] = []
+        var readings: [TurnedReading] { made.map { TurnedReading(rotation: $0.turn.rotation, text: $0.findings.text) } }
         var started = ContinuousClock.now
         while let next = SecondReadings.nextTurn(after: readings, doubt: doubt, policy: policy) {
             // "turn" is what the readings after the first cost.
-            if readings.count == 1 { started = ContinuousClock.now }
+            if made.count == 1 { started = ContinuousClock.now }
             let quarterTurns = (((next.rotation - doubt.applied) / 90) % 4 + 4) % 4
             let turn = PageTransform(quarterTurns: quarterTurns, skew: next.skew, inputSize: raster.size)
-            let made = try read(turn.isIdentity ? raster : raster.prepared(by: turn), resolution: image.resolution,
-                                with: engine, cancellation: cancellation)
-            readings.append(TurnedReading(rotation: next.rotation, text: made.text))
-            findings.append(turn.isIdentity ? made : made.mapped(by: turn))
-            skews.append(next.skew)
+            let findings = try read(turn.isIdentity ? raster : raster.prepared(by: turn), resolution: image.resolution,
+                                    with: engine, cancellation: cancellation)
+            made.append((next, turn.isIdentity ? findings : findings.mapped(by: turn)))
         }
         let (kept, setAside) = SecondReadings.chosen(readings)
-        let index = readings.firstIndex { $0 == kept } ?? 0
-        var chosen = findings[index]
-        guard readings.count > 1 else { return chosen }
+        guard made.count > 1,
+              let index = made.firstIndex(where: { $0.turn.rotation == kept.rotation && $0.findings.text == kept.text }) else {
+            return made[0].findings
+        }
+        var chosen = made[index].findings
         var record = chosen.preparation ?? PagePreparation()
         record.rotation = kept.rotation
         record.rotationSetAside = setAside?.rotation
-        if skews[index] != 0 { record.skew = skews[index] }
+        if made[index].turn.skew != 0 { record.skew = made[index].turn.skew }
         record.timings.record("turn", ContinuousClock.now - started)
         chosen.preparation = record
         return chosen
@@ -83,6 +83,7 @@ struct TextAnalyzer: Analyzer {
         // this one at the resolution its file states (as the `tesseract` command reads it).
         var asItCame: (raster: Raster, resolution: Int?)?
         var enlarged = false
+        var resolutionDoubted = false
         if steps.contains(.flatten) {
             let started = ContinuousClock.now
             let recipe = PixelRecipe.chosen(for: grey).recipe
@@ -102,7 +103,8 @@ struct TextAnalyzer: Analyzer {
             // are when the file states a resolution that was not believed (a placeholder 72 or
             // 96) and the reading is unsure. A file that states none has no other to try.
             enlarged = scale.factor > 1
-            if enlarged || (scale.factor == 1 && resolution != nil && scale.resolution != resolution) {
+            resolutionDoubted = scale.factor == 1 && resolution != nil && scale.resolution != resolution
+            if enlarged || resolutionDoubted {
                 asItCame = (raster, resolution)
             }
             if scale.factor != 1 {
@@ -120,7 +122,7 @@ struct TextAnalyzer: Analyzer {
         var page = steps.contains(.reread) ? raster : nil
         var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
         if let asItCame, !Self.switchedOff.contains("compare"),
-           SecondReadings.readsAsItCameToo(enlarged: enlarged, resolutionDoubted: !enlarged, first: text, policy: policy) {
+           SecondReadings.readsAsItCameToo(enlarged: enlarged, resolutionDoubted: resolutionDoubted, first: text, policy: policy) {
             // Small letters read better enlarged on most pages (a map's labels: 0.49 to 0.78
             // F1), and worse on some (a book page at x-height 10: 0.99 to 0.97); the reading
             // Tesseract is the more confident of is the better one on all 11 such real pages.
