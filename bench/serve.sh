@@ -59,10 +59,10 @@ paths = os.getenv("GLOSS_BENCH_KIND") == "autocomplete" and completions or searc
 counter = 0
 request = function()
     counter = counter + 1
-    return wrk.format("GET", paths[(counter %% #paths) + 1])
+    return wrk.format("GET", paths[(counter % #paths) + 1])
 end
 done = function(summary, latency, requests)
-    io.write(string.format("requests %%d, errors %%d (status %%d, timeout %%d), p50 %%.1f ms, p99 %%.1f ms, max %%.1f ms\\n",
+    io.write(string.format("requests %d, errors %d (status %d, timeout %d), p50 %.1f ms, p99 %.1f ms, max %.1f ms\\n",
         summary.requests, summary.errors.status + summary.errors.timeout + summary.errors.connect + summary.errors.read,
         summary.errors.status, summary.errors.timeout,
         latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000))

@@ -164,9 +164,10 @@ extension BatchIndex {
     ) throws -> [SearchResult.Hit] {
         var ranges: [Range<Int>] = []
         var offset = 0, opened: Int?
+        let start = start.unicodeScalars.first, end = end.unicodeScalars.first
         for scalar in highlighted.unicodeScalars {
-            if String(scalar) == start { opened = offset; continue }
-            if String(scalar) == end, let from = opened { ranges.append(from..<offset); opened = nil; continue }
+            if scalar == start { opened = offset; continue }
+            if scalar == end, let from = opened { ranges.append(from..<offset); opened = nil; continue }
             offset += 1
         }
         guard !ranges.isEmpty else { return [] }

@@ -61,6 +61,7 @@ public struct BatchServer: HTTPHandler {
     public let token: WriteToken?
     public let writeRoutes: [any WriteRoute]
     private let documents: IIIFDocuments
+    private let indexReaders: IndexReaders
 
     public init(folder: String, publicURL: String?, token: WriteToken?, writeRoutes: [any WriteRoute] = []) throws {
         files = try BatchFiles(folder: folder)
@@ -68,6 +69,7 @@ public struct BatchServer: HTTPHandler {
         self.token = token
         self.writeRoutes = token == nil ? [] : writeRoutes
         documents = IIIFDocuments(folder: files.root)
+        indexReaders = IndexReaders(folder: files.root)
     }
 
     /// The base URL ids are made under for this request.
@@ -109,7 +111,7 @@ public struct BatchServer: HTTPHandler {
         guard let base = base(for: request) else {
             return .error(400, "the request names no Host, and the server was started without --public-url")
         }
-        let search = ContentSearch(folder: files.root, base: base)
+        let search = ContentSearch(folder: files.root, base: base, readers: indexReaders)
         switch request.path {
         case ContentSearch.searchPath: return json(search.search(request.query), type: "application/ld+json")
         case ContentSearch.autocompletePath: return json(search.autocomplete(request.query), type: "application/ld+json")

@@ -26,6 +26,8 @@ public struct ContentSearch: Sendable {
 
     /// The batch folder whose index answers.
     public var folder: String
+    /// The connections to its index, shared by the requests of one server.
+    let readers: IndexReaders
     /// The batch's published URL, ending in a slash.
     public var base: String
     /// How many matching pages one response covers.
@@ -34,8 +36,13 @@ public struct ContentSearch: Sendable {
     public var completions = 20
 
     public init(folder: String, base: String) {
+        self.init(folder: folder, base: base, readers: IndexReaders(folder: folder))
+    }
+
+    init(folder: String, base: String, readers: IndexReaders) {
         self.folder = folder
         self.base = base
+        self.readers = readers
     }
 
     public var serviceURL: String { base + Self.searchPath.dropFirst() }
@@ -49,9 +56,10 @@ public struct ContentSearch: Sendable {
         let page = Int(arguments["page"] ?? "1") ?? 0
         guard page >= 1 else { return .failure(.init(status: 400, reason: "page is a number from 1")) }
         do {
-            let index = try BatchIndex(finished: folder)
-            let total = try index.matchingPageCount(query)
-            let results = try index.search(query, limit: pagesPerResponse, offset: (page - 1) * pagesPerResponse)
+            let (total, results) = try readers.reading { index in
+                (try index.matchingPageCount(query),
+                 try index.search(query, limit: pagesPerResponse, offset: (page - 1) * pagesPerResponse))
+            }
             let pages = max(1, (total + pagesPerResponse - 1) / pagesPerResponse)
             return .success(try response(query: query, page: page, pages: pages, results: results,
                                          ignored: Self.unimplemented.filter { arguments[$0] != nil }))
@@ -71,7 +79,7 @@ public struct ContentSearch: Sendable {
         }
         let minimum = Int(arguments["min"] ?? "1") ?? 1
         do {
-            let terms = try BatchIndex(finished: folder).terms(startingWith: prefix, limit: completions)
+            let terms = try readers.reading { try $0.terms(startingWith: prefix, limit: completions) }
                 .filter { $0.pages >= minimum }
             var members: [String: JSONValue] = [
                 "@context": .string(Self.context),

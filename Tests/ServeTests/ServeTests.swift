@@ -143,6 +143,35 @@ struct EchoRoute: WriteRoute {
         #expect(empty.status == 400)
     }
 
+    @Test func searchesShareConnectionsYetSeeTheIndexAsItIsNow() throws {
+        let batch = try SyntheticBatch(pages: 2, text: ["harbour"])
+        let server = try BatchServer(folder: batch.folder, publicURL: "https://archive.example/b", token: nil)
+        func hits(_ word: String) throws -> Int {
+            let page = try Self.json(Self.get(server, "/iiif/search", query: ["q": word]))
+            return (page["items"] as? [[String: Any]])?.count ?? -1
+        }
+        #expect(try hits("harbour") == 2)
+        #expect(try hits("lights") == 0)
+
+        // A page recorded while the server runs is found by the next search.
+        var report = PageReport(source: "scans/late.png", pageIndex: 0, status: .ok, error: "")
+        report.error = nil
+        report.width = 1200
+        report.height = 1600
+        report.words = [PageReport.Word(text: "lights", confidence: 90, box: PixelRect(x: 5, y: 5, width: 80, height: 30), line: 0)]
+        try BatchIndex(folder: batch.folder, create: false)
+            .record(IndexedPage(name: "late", position: 9, inputHash: nil, settingsHash: nil, outputs: [:], report: report))
+        #expect(try hits("lights") == 1)
+
+        // An index rebuilt beside the old one and renamed over it is read, not the old file.
+        let other = try SyntheticBatch(pages: 3, text: ["beacon"])
+        let path = batch.folder + "/" + BatchIndex.fileName
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        #expect(rename(other.folder + "/" + BatchIndex.fileName, path) == 0)
+        #expect(try hits("beacon") == 3)
+        #expect(try hits("harbour") == 0)
+    }
+
     @Test func autocompleteListsTermsWithThePagesHoldingThem() throws {
         let batch = try SyntheticBatch(pages: 3, text: ["Harbour", "harbours", "lights"])
         let response = Self.get(try BatchServer(folder: batch.folder, publicURL: nil, token: nil), "/iiif/autocomplete",
