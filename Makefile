@@ -109,8 +109,10 @@ bench: build
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md); the
-# shapes of its boxes on those photos and on document pages (OCR_DATA's too, when made); what
-# the face stage of a --no-text batch costs on one core.
+# shapes of its boxes on those photos and on document pages (OCR_DATA's too, when made); recall
+# on faces under 20 px and over, with and without a second, larger look; the product's faces
+# (`gloss annotate --no-text`, `gloss faces`) against YuNetBench's on the same photos, and on the
+# document pages; what the face stage of a --no-text batch costs on one core.
 FACE_DATA ?= .build/face-data
 # bench/ocr-quality's real pages (bench/ocr-quality.sh makes them), for the faces found on documents.
 OCR_DATA ?= .build/ocr-data
@@ -130,7 +132,9 @@ bench-faces:
 	/usr/bin/python3 bench/faces/compare.py --gloss "$(BIN)/FaceBench" --repeat 7
 	/usr/bin/python3 bench/faces/yunet.py --gloss "$(BIN)/YuNetBench" --cascade-bench "$(BIN)/FaceBench" --data "$(FACE_DATA)"
 	/usr/bin/python3 bench/faces/shapes.py --gloss "$(BIN)/YuNetBench" --data "$(FACE_DATA)" $(if $(wildcard $(OCR_DATA)),--pages "$(OCR_DATA)")
+	/usr/bin/python3 bench/faces/smallfaces.py --gloss "$(BIN)/YuNetBench" --data "$(FACE_DATA)" $(if $(wildcard $(OCR_DATA)),--pages "$(OCR_DATA)")
 	$(SWIFT) build -c release --product gloss
+	/usr/bin/python3 bench/faces/paths.py --gloss "$(BIN)/gloss" --yunet "$(BIN)/YuNetBench" --data "$(FACE_DATA)" $(if $(wildcard $(OCR_DATA)),--pages "$(OCR_DATA)")
 	/usr/bin/python3 bench/faces/stage.py --gloss "$(BIN)/gloss" --yunet "$(BIN)/YuNetBench" --data "$(FACE_DATA)"
 
 # libFuzzer over the cascade loader, the Exif reader, image decoding and the model reader, 60 s each by default.

@@ -32,20 +32,21 @@ public final class YuNetDetector {
     }
 
     /// The shape of a face's box: YuNet draws faces taller than wide, and round things (a
-    /// watch dial ringed with digits, an ornament) it takes for faces square. Measured at the
-    /// 640 px copy (`bench/faces/shapes.py`, docs/faces.md "No face on a document"): on the
-    /// benchmark's photos the 120 true faces scoring 0.6 or more have a height / width of 1.02
-    /// to 1.72 (5th percentile 1.16, median 1.30), the one under 1.06 a close-up 450 px wide at
-    /// 0.66; the only candidate above 0.6 on 80 real document pages that is no printed face is
-    /// a wristwatch dial, 66 px, 1.004, at 0.705 (the printed ones: 1.19 to 1.32).
+    /// watch dial ringed with digits, an ornament) it takes for faces square. Measured at
+    /// Gloss's 640 px copy (`bench/faces/shapes.py`, docs/faces.md "No face on a document"): on
+    /// the benchmark's photos the 119 true faces scoring 0.6 or more have a height / width of
+    /// 0.91 to 1.74 (5th percentile 1.15, median 1.29), the one under 1.06 a close-up 414 px
+    /// wide at 0.69; the only candidate near 0.6 on 80 real document pages that is no printed
+    /// face is a wristwatch dial, 65 px, 0.94 at 0.52 (1.004 at 0.705 in a copy Pillow's box
+    /// filter makes); the printed ones: 1.18 to 1.31.
     public struct ShapePolicy: Hashable, Sendable {
         /// A box with height / width under this is square...
         public var squareAspect: Double = 1.06
-        /// ...and a square box is a face only when it scores this much (the dial: 0.705; the
-        /// true face under 1.06: 0.66, kept by its size)...
+        /// ...and a square box is a face only when it scores this much (the dial: 0.705 at
+        /// most; the true face under 1.06: 0.69, kept by its size)...
         public var squareMinimumScore: Double = 0.8
         /// ...or is larger than this share of the picture's longest side (a close-up, whose
-        /// box the network squashes: the 450 px face above is 0.70 of its 640).
+        /// box the network squashes: the 414 px face above is 0.65 of its 640).
         public var squareMaximumShare: Double = 0.25
 
         public init() {}

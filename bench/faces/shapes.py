@@ -5,8 +5,9 @@ Usage:
   bench/faces/shapes.py --gloss .build/release/YuNetBench --data DIR [--pages DIR...] [--threshold 0.25]
 
 Every photo of DIR/annotations.json and every page (the documents there, and the images in each
---pages folder, such as bench/ocr-quality's pages) is reduced to 640 px, as the pipeline scans
-it, and run through YuNetBench --raw at a low threshold. Prints the height / width of the boxes
+--pages folder, such as bench/ocr-quality's pages) is reduced to 640 px by Gloss's own resampler,
+as the pipeline scans it (YuNetBench --fit 640), and run through YuNetBench --raw at a low
+threshold. Prints the height / width of the boxes
 matching a true face (IoU >= 0.5), the candidates on pages above the threshold, and precision,
 recall and F1 at 0.6 on each half of the photos (the even-numbered ones tune, the odd ones
 measure), with the shape policy (YuNetBench without --raw) and without.
@@ -17,15 +18,26 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
-from yunet import f1, iou, photos_and_pages, resized, score
+from PIL import Image
+
+from yunet import f1, iou, photos_and_pages, score
 
 
-def run(driver, pngs, threshold, raw):
-    out = subprocess.run([driver, "--threshold", str(threshold), "--repeat", "1"] + (["--raw"] if raw else []) + pngs,
+def run(driver, paths, threshold, raw):
+    """Per image: its faces in the 640 px copy's pixels, and the copy's scale across and down."""
+    out = subprocess.run([driver, "--threshold", str(threshold), "--repeat", "1", "--fit", "640"] + (["--raw"] if raw else []) + paths,
                          check=True, capture_output=True, text=True).stdout
-    return [json.loads(line)["faces"] for line in out.splitlines()]
+    found = []
+    for path, line in zip(paths, out.splitlines()):
+        copy = json.loads(line)
+        width, height = Image.open(path).size
+        found.append((copy["faces"], (copy["width"] / width, copy["height"] / height)))
+    return found
+
+
+def in_photo(face, scale):
+    return [face[0] / scale[0], face[1] / scale[1], (face[2] - face[0]) / scale[0], (face[3] - face[1]) / scale[1]]
 
 
 def main():
@@ -36,20 +48,13 @@ def main():
     parser.add_argument("--threshold", type=float, default=0.25)
     args = parser.parse_args()
     photos, pages = photos_and_pages(args.data, args.pages)
-    with tempfile.TemporaryDirectory() as folder:
-        stems = [resized(os.path.join(args.data, a["image"]), 640, folder) for a in photos]
-        page_stems = []
-        for index, path in enumerate(pages):
-            # A folder each: pages of different sources share names.
-            os.makedirs(os.path.join(folder, "page%d" % index))
-            page_stems.append(resized(path, 640, os.path.join(folder, "page%d" % index)))
-        pngs = [stem + ".png" for stem, _ in stems]
-        found = {raw: run(args.gloss, pngs, min(args.threshold, 0.6), raw) for raw in (True, False)}
-        on_pages = {raw: run(args.gloss, [stem + ".png" for stem, _ in page_stems], args.threshold, raw) for raw in (True, False)}
+    paths = [os.path.join(args.data, a["image"]) for a in photos]
+    found = {raw: run(args.gloss, paths, min(args.threshold, 0.6), raw) for raw in (True, False)}
+    on_pages = {raw: [faces for faces, _ in run(args.gloss, pages, args.threshold, raw)] for raw in (True, False)}
     aspects = []
-    for entry, (_, scale), faces in zip(photos, stems, found[True]):
+    for entry, (faces, scale) in zip(photos, found[True]):
         for face in faces:
-            box = [face[0] / scale, face[1] / scale, (face[2] - face[0]) / scale, (face[3] - face[1]) / scale]
+            box = in_photo(face, scale)
             if face[4] >= 0.6 and any(iou(box, truth) >= 0.5 for truth in entry["faces"]):
                 aspects.append(((face[3] - face[1]) / (face[2] - face[0]), face[4], face[2] - face[0], entry["image"]))
     aspects.sort()
@@ -67,10 +72,10 @@ def main():
         print("\n%s:" % ("without the shape policy" if raw else "with the shape policy"))
         for half, name in ((0, "tune"), (1, "measure")):
             hits = false = truth = 0
-            for index, (entry, (_, scale), faces) in enumerate(zip(photos, stems, found[raw])):
+            for index, (entry, (faces, scale)) in enumerate(zip(photos, found[raw])):
                 if index % 2 != half:
                     continue
-                boxes = [[f[0] / scale, f[1] / scale, (f[2] - f[0]) / scale, (f[3] - f[1]) / scale] for f in faces if f[4] >= 0.6]
+                boxes = [in_photo(f, scale) for f in faces if f[4] >= 0.6]
                 h, f = score(boxes, entry["faces"], entry.get("ignore", []))
                 hits, false, truth = hits + h, false + f, truth + len(entry["faces"])
             precision, recall, value = f1(hits, false, truth)

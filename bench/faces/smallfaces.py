@@ -3,17 +3,19 @@
 
 Usage:
   bench/faces/smallfaces.py --gloss .build/release/YuNetBench --data DIR [--pages DIR...]
-                            [--factors 1.5 2 3] [--thresholds 0.6 0.7] [--repeat 3] [--json FILE]
+                            [--factors 1.5 2] [--thresholds 0.6 0.7] [--repeat 3] [--json FILE]
 
-The first look is the pipeline's: each photo of DIR/annotations.json reduced to 640 px on its
-longest side (never enlarged; Pillow's box filter), YuNet at 0.6 with the shape policy. A second
-look is one larger copy of the whole photo at FACTOR times the first copy's scale (reduced from
-the original with the box filter, or enlarged bilinearly where the original is smaller), whose
-faces smaller than 24 px in the first copy's scale are added to the first look's, merged two
-ways: by non-maximum suppression in the photo's pixels (IoU 0.45, best score first, as YuNet
-merges its own candidates), or keeping every first-look face and adding only faces that overlap
-none of them (IoU <= 0.2). A face is small when its annotated height, in the 640 px copy's
-scale, is under 20 px.
+Every copy is the one Gloss's own resampler makes (YuNetBench --fit, as the pipeline's face
+stage reads it), so the first look's figures are `gloss annotate --no-text`'s (bench/faces/
+paths.py). The first look is the pipeline's: each photo of DIR/annotations.json reduced to 640 px
+on its longest side, YuNet at 0.6 with the shape policy. A second look is one larger copy of the
+whole photo, FACTOR times 640 px on its longest side, or the original itself; the pipeline never
+enlarges a picture, so a copy is at most the original (a photo of 1,200 px has the same 2 x copy
+and original). Its faces smaller than 24 px in the first copy's scale are added to the first
+look's, merged two ways: by non-maximum suppression in the photo's pixels (IoU 0.45, best score
+first, as YuNet merges its own candidates), or keeping every first-look face and adding only
+faces that overlap none of them (IoU <= 0.2). A face is small when its annotated height, in the
+640 px copy's scale, is under 20 px.
 
 Prints, for the tune half (even-numbered photos) and the measure half (odd), as bench/faces/
 shapes.py splits them: precision, recall, F1, recall on small faces and on the others; the
@@ -29,7 +31,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 from PIL import Image
 
@@ -39,25 +40,24 @@ SMALL = 20
 ADDED_BELOW = 24
 
 
-def copy(path, factor, folder, name):
-    """The image at `factor` times the 640 px copy's scale, as PNG; and that scale."""
-    image = Image.open(path).convert("RGB")
-    scale = min(1.0, 640 / max(image.size)) * factor
-    size = (max(1, int(image.size[0] * scale + 0.5)), max(1, int(image.size[1] * scale + 0.5)))
-    if size != image.size:
-        image = image.resize(size, Image.Resampling.BOX if scale < 1 else Image.Resampling.BILINEAR)
-    out = os.path.join(folder, "%s-%g.png" % (name, factor))
-    image.save(out)
-    return out, size[0] / Image.open(path).size[0]
+ORIGINAL = 0.0  # the look at the original size, in the lists of factors
 
 
-def run(driver, pngs, repeat):
-    """Per PNG: (faces as [x1, y1, x2, y2, score] with the shape policy at 0.3, least ms)."""
+def run(driver, paths, factor, repeat):
+    """Per image: (faces as [x1, y1, x2, y2, score] at 0.3 with the shape policy, in the image's
+    pixels; least ms; the copy's scale over the image's, across and down) for the copy at
+    `factor` x 640 px (at most the original) or, for ORIGINAL, the original."""
+    fit = [] if factor == ORIGINAL else ["--fit", str(int(round(640 * factor)))]
     results = []
-    for start in range(0, len(pngs), 40):
-        out = subprocess.run([driver, "--threshold", "0.3", "--repeat", str(repeat)] + pngs[start:start + 40],
+    for start in range(0, len(paths), 40):
+        out = subprocess.run([driver, "--threshold", "0.3", "--repeat", str(repeat)] + fit + paths[start:start + 40],
                              check=True, capture_output=True, text=True).stdout
-        results += [(line["faces"], min(line["ms"])) for line in map(json.loads, out.splitlines())]
+        for path, line in zip(paths[start:start + 40], out.splitlines()):
+            copy = json.loads(line)
+            width, height = Image.open(path).size
+            sx, sy = copy["width"] / width, copy["height"] / height
+            faces = [[f[0] / sx, f[1] / sy, f[2] / sx, f[3] / sy, f[4]] for f in copy["faces"]]
+            results.append((faces, min(copy["ms"]), sx))
     return results
 
 
@@ -66,8 +66,8 @@ def overlap(a, b):
     return iou(*as_boxes([a, b]))
 
 
-def in_photo(faces, scale, threshold):
-    return [[f[0] / scale, f[1] / scale, f[2] / scale, f[3] / scale, f[4]] for f in faces if f[4] >= threshold]
+def above(faces, threshold):
+    return [f for f in faces if f[4] >= threshold]
 
 
 def merged(first, second, first_scale, rule):
@@ -95,32 +95,33 @@ def main():
     parser.add_argument("--gloss", required=True, help="YuNetBench")
     parser.add_argument("--data", required=True)
     parser.add_argument("--pages", nargs="*", default=[])
-    parser.add_argument("--factors", nargs="*", type=float, default=[1.5, 2.0, 3.0])
+    parser.add_argument("--factors", nargs="*", type=float, default=[1.5, 2.0],
+                        help="second looks at FACTOR x 640 px; the original is always one")
     parser.add_argument("--thresholds", nargs="*", type=float, default=[0.6, 0.7])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json")
     args = parser.parse_args()
     photos, pages = photos_and_pages(args.data, args.pages)
-    factors = [1.0] + args.factors
-    with tempfile.TemporaryDirectory() as folder:
-        photo_copies = {f: [copy(os.path.join(args.data, a["image"]), f, folder, "p%d" % i) for i, a in enumerate(photos)]
-                        for f in factors}
-        page_copies = {f: [copy(path, f, folder, "d%d" % i) for i, path in enumerate(pages)] for f in factors}
-        found = {f: run(args.gloss, [p for p, _ in photo_copies[f]], args.repeat) for f in factors}
-        on_pages = {f: run(args.gloss, [p for p, _ in page_copies[f]], 1) for f in factors}
+    seconds = args.factors + [ORIGINAL]
+    factors = [1.0] + seconds
+    photo_paths = [os.path.join(args.data, a["image"]) for a in photos]
+    found = {f: run(args.gloss, photo_paths, f, args.repeat) for f in factors}
+    on_pages = {f: run(args.gloss, pages, f, 1) for f in factors}
 
-    def looks(index, factor, threshold, rule, copies=photo_copies, results=found):
-        first = in_photo(results[1.0][index][0], copies[1.0][index][1], 0.6)
+    def looks(index, factor, threshold, rule, results=found):
+        first = above(results[1.0][index][0], 0.6)
         if factor == 1.0:
             return first
-        second = in_photo(results[factor][index][0], copies[factor][index][1], threshold)
-        return merged(first, second, copies[1.0][index][1], rule)
+        return merged(first, above(results[factor][index][0], threshold), results[1.0][index][2], rule)
+
+    def named(factor):
+        return "the original" if factor == ORIGINAL else "%g x 640 px" % factor
 
     configurations = [("first look only (640 px)", 1.0, 0.6, None)]
-    for factor in args.factors:
+    for factor in seconds:
         for threshold in args.thresholds:
             for rule in ("nms", "add"):
-                configurations.append(("+ %g x copy, score >= %.1f, %s" % (factor, threshold, rule), factor, threshold, rule))
+                configurations.append(("+ %s, >= %.1f, %s" % (named(factor), threshold, rule), factor, threshold, rule))
     report = []
     print("%d photos (%d faces, %d under %d px in the 640 px copy), %d document pages; halves: even-numbered photos tune, odd measure"
           % (len(photos), sum(len(a["faces"]) for a in photos),
@@ -128,7 +129,7 @@ def main():
              SMALL, len(pages)))
     print("%-38s %-7s %9s %6s %6s %11s %11s %9s" % ("look", "half", "precision", "recall", "F1", "< 20 px", ">= 20 px", "doc faces"))
     for name, factor, threshold, rule in configurations:
-        documents = sum(len(looks(i, factor, threshold, rule, page_copies, on_pages)) for i in range(len(pages)))
+        documents = sum(len(looks(i, factor, threshold, rule, on_pages)) for i in range(len(pages)))
         for half, half_name in ((0, "tune"), (1, "measure")):
             hits = false = truth = 0
             small, large = [0, 0], [0, 0]
@@ -150,9 +151,9 @@ def main():
                            "small": small, "large": large, "document_faces": documents})
     print("\nnetwork time of a whole copy against the first look's (median over the photos, least of %d runs, warm):" % args.repeat)
     times = {}
-    for factor in args.factors:
-        times[factor] = statistics.median(found[factor][i][1] / found[1.0][i][1] for i in range(len(photos)))
-        print("  %g x: %.2f" % (factor, times[factor]))
+    for factor in seconds:
+        times[named(factor)] = statistics.median(found[factor][i][1] / found[1.0][i][1] for i in range(len(photos)))
+        print("  %s: %.2f" % (named(factor), times[named(factor)]))
     print("\nfaces under %d px: the best IoU (and its score) of any candidate at 0.3 or more, per copy size" % (ADDED_BELOW))
     for index, entry in enumerate(photos):
         first_scale = min(1.0, 640 / max(entry["width"], entry["height"]))
@@ -161,9 +162,9 @@ def main():
                 continue
             cells = []
             for factor in factors:
-                candidates = in_photo(found[factor][index][0], photo_copies[factor][index][1], 0.3)
+                candidates = found[factor][index][0]
                 best = max([(iou(box, face), c[4]) for box, c in zip(as_boxes(candidates), candidates)] or [(0.0, 0.0)])
-                cells.append("%g x %.2f (%.2f)" % (factor, best[0], best[1]))
+                cells.append("%s %.2f (%.2f)" % ("orig." if factor == ORIGINAL else "%g x" % factor, best[0], best[1]))
             print("  %-7s %5.1f px  %-34s %s" % ("tune" if index % 2 == 0 else "measure", face[3] * first_scale,
                                                 entry["image"][-34:], "  ".join(cells)))
     if args.json:

@@ -5,7 +5,11 @@
 // The faces printed are those the shape policy admits (`detect(in:)`'s); `--raw` prints every
 // detection, as upstream's C++ gives them.
 //
-//   YuNetBench [--threshold 0.6] [--repeat 11] [--raw] IMAGE...
+// `--fit N` first reduces each image to N px on its longest side with Gloss's own resampler
+// (`Raster.downsampled(toFit:)`, the copy the pipeline's face stage reads); the boxes are then in
+// that copy's pixels, and its width and height are printed.
+//
+//   YuNetBench [--threshold 0.6] [--repeat 11] [--raw] [--fit N] IMAGE...
 import GlossFaceDetection
 import GlossModels
 import GlossGeometry
@@ -23,6 +27,7 @@ func milliseconds() -> Double {
 var options = YuNetDetector.Options()
 var repeats = 11
 var raw = false
+var fit: Int?
 var images: [String] = []
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -30,13 +35,15 @@ while let argument = arguments.next() {
     case "--threshold": options.scoreThreshold = Double(arguments.next() ?? "") ?? options.scoreThreshold
     case "--repeat": repeats = max(1, Int(arguments.next() ?? "") ?? repeats)
     case "--raw": raw = true
+    case "--fit": fit = Int(arguments.next() ?? "").flatMap { $0 > 0 ? $0 : nil }
     default: images.append(argument)
     }
 }
 
 let detector = try YuNetDetector.bundled(options: options)
 for path in images {
-    let image = try ImageFile(contentsOf: path).decodePage().raster
+    var image = try ImageFile(contentsOf: path).decodePage().raster
+    if let fit { image = image.downsampled(toFit: fit) }
     var times: [Double] = []
     var faces: [YuNetDetector.Detection] = []
     _ = try detector.detections(in: image)  // untimed: the first run sizes the activations
