@@ -56,7 +56,7 @@ struct SynchronousReadTests {
     }
 
     @Test func readsAPageWithinItsTime() async throws {
-        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
         let report = try await onPlainThread {
             try annotator.readSynchronously(file: Fixtures.path("text/sans.png"), timeout: .seconds(60))
         }
@@ -67,7 +67,7 @@ struct SynchronousReadTests {
         let scratch = try ScratchFolder()
         let path = scratch.path + "/big.png"
         try BatchTests.writeBigTextPage(to: path)
-        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
         let started = ContinuousClock.now
         await #expect(throws: PageTimeoutError.self) {
             _ = try await onPlainThread { try annotator.readSynchronously(file: path, timeout: .milliseconds(300)) }
