@@ -79,7 +79,7 @@ struct SynchronousReadTests {
 
 struct StageGraphTests {
     @Test func textAndFacesRunAtTheSameTime() async throws {
-        let report = try await Annotator(jobs: 1).read(file: Fixtures.path("faces/astronaut.png"))
+        let report = try await Annotator(settings: .readingFast(), jobs: 1).read(file: Fixtures.path("faces/astronaut.png"))
         #expect(report.status == .ok && report.faces.count == 1)
         let ocr = try #require(report.timeline.first { $0.stage == "ocr" })
         let faces = try #require(report.timeline.first { $0.stage == "faces" })

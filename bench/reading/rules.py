@@ -12,11 +12,12 @@ rarely leave their way up in doubt.
 
 `run` reads the 73 bench pages with `--text fast` and `--text accurate` as they are, then, for
 each family, only the pages on which it fired (the page JSON's `preparation` says so) with the
-family switched off: `turn` (a page whose way up was in doubt read a second way) and `compare`
-(small letters read as they came too, or a page told 300 ppi read at its stated resolution
-too) through the bench-only `GLOSS_RULES_OFF`, `reread` (the text the layout dropped read
-again) by leaving it out of `--prepare`. A page on which a family did not fire reads the same
-without it. `report` gives per family, mode, half and kind of page the mean F1 and CER with
+family switched off: `reread` (the text the layout dropped read again) by leaving it out of
+`--prepare`; `turn` (a page whose way up was in doubt read a second way, at its own size too
+when scaled) with `--off-gloss BIN`, a build whose `PreparationPolicy.turnsDoubtedPages` is
+empty (a policy value, not an option: the batch's fingerprint names the policy's version). A
+page on which a family did not fire reads the same without it. (`compare`, a scaled page read
+as it came too, was a family of its own until the policy's version 2: docs/reading.md.) `report` gives per family, mode, half and kind of page the mean F1 and CER with
 the family and without, on the pages it fired on and on the whole half, and the seconds the
 family's readings took (the page JSON's `timings`).
 """
@@ -26,12 +27,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SCORE = os.path.join(ROOT, "bench", "ocr-quality", "score.py")
 MODES = {"fast": "--text fast", "accurate": "--text accurate"}
-# Family -> (environment, extra arguments, whether it fired on a page, its timing stage).
 NO_REREAD = "--prepare orientation,deskew,flatten,scale"
+# Family -> (whether its off runs need --off-gloss, extra arguments, whether it fired, its timing stage).
 FAMILIES = {
-    "turn": ({"GLOSS_RULES_OFF": "turn"}, "", lambda p: "turn" in stages(p), "turn"),
-    "compare": ({"GLOSS_RULES_OFF": "compare"}, "", lambda p: "compare" in stages(p), "compare"),
-    "reread": ({}, NO_REREAD, lambda p: (p or {}).get("regionsReread", 0) > 0, "reread"),
+    "turn": (True, "", lambda p: "turn" in stages(p), "turn"),
+    "reread": (False, NO_REREAD, lambda p: (p or {}).get("regionsReread", 0) > 0, "reread"),
 }
 
 
@@ -117,13 +117,16 @@ def run(args):
     base_name = "base" + (f"-{args.half}" if args.half else "")
     score(args.out, base_name, pages, {}, "", args.jobs, args.gloss, args.data)
     base = load(args.out, base_name)
-    for family, (env, extra, fired, _) in FAMILIES.items():
+    for family, (policy, extra, fired, _) in FAMILIES.items():
         if args.family and family not in args.family:
+            continue
+        if policy and not args.off_gloss:
+            print(f"- {family}: needs --off-gloss (a build with the family off in PreparationPolicy)", file=sys.stderr)
             continue
         on = [n for n in pages if n in base and any(fired(base[n][m].get("preparation")) for m in MODES)]
         if on:
-            score(args.out, f"off-{family}" + (f"-{args.half}" if args.half else ""), on, env, extra, args.jobs, args.gloss,
-                  args.data)
+            score(args.out, f"off-{family}" + (f"-{args.half}" if args.half else ""), on, {}, extra, args.jobs,
+                  args.off_gloss if policy else args.gloss, args.data)
 
 
 def merged(out, prefix):
@@ -185,6 +188,7 @@ def main():
     ap.add_argument("--family", action="append", choices=list(FAMILIES))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--gloss", help="the binary (default: this checkout's release build)")
+    ap.add_argument("--off-gloss", help="run: the binary for the families switched off in the policy (turn)")
     ap.add_argument("--pages", action="store_true", help="report: each fired page too")
     args = ap.parse_args()
     {"run": run, "report": report, "turned": turned_copies}[args.action](args)

@@ -33,13 +33,8 @@ struct TextAnalyzer: Analyzer {
     /// this mode (`PreparationPolicy.rereadsDroppedText`).
     var rereads: Bool { steps.contains(.reread) && policy.rereadsDroppedText.contains(mode) }
 
-    /// Bench only: families of rules switched off to measure what each adds
-    /// (`GLOSS_RULES_OFF=turn,compare`).
-    static let switchedOff: Set<String> = Set(
-        (ProcessInfo.processInfo.environment["GLOSS_RULES_OFF"] ?? "").split(separator: ",").map(String.init))
-
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
-        guard let doubt = image.doubtfulOrientation, !Self.switchedOff.contains("turn") else {
+        guard let doubt = image.doubtfulOrientation, policy.turnsDoubtedPages.contains(mode) else {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
         }
         // The detectors were unsure which way up the page stands: it is read as given, then as
