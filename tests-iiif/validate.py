@@ -179,7 +179,7 @@ def problems(batch):
 def annotate(gloss, output, extra):
     inputs = [str(ROOT / "fixtures/text/two-pages.tif"), str(ROOT / "fixtures/faces/astronaut-trio.png"),
               str(ROOT / "fixtures/bad/empty.png")]
-    run = subprocess.run([gloss, "annotate", *inputs, "-o", str(output), "--quiet", *extra],
+    run = subprocess.run([gloss, "annotate", *inputs, "-o", str(output), "--quiet", "--text", "fast", *extra],
                          capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise RuntimeError("gloss annotate failed (%d): %s" % (run.returncode, run.stderr))

@@ -314,7 +314,7 @@ def qpdf_check(path):
 def annotate(gloss, output, extra, fixtures=FIXTURES):
     inputs = [str(ROOT / "fixtures" / name) for name in fixtures]
     run = subprocess.run([gloss, "annotate", *inputs, "-o", str(output), "--no-faces", "--format", "pdf",
-                          "--quiet", "--jobs", "2", *extra], capture_output=True, text=True)
+                          "--quiet", "--jobs", "2", "--text", "fast", *extra], capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"gloss exited {run.returncode}: {run.stderr}")
     return sorted((output / "pages").glob("*.pdf"))

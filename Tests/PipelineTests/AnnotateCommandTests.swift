@@ -102,11 +102,26 @@ enum Gloss {
         return URL(fileURLWithPath: Fixtures.folder).deletingLastPathComponent().appendingPathComponent(".build/debug/gloss").path
     }()
 
+    /// The commands that read text, and the options that say how (or that none is read).
+    static let readingCommands: Set<String> = ["annotate", "ocr"]
+    static let readingOptions: Set<String> = ["--text", "--no-text", "--engine"]
+
+    /// `arguments` reading with `--text fast` unless they say how to read: the tests of
+    /// everything but the reading itself (batches, formats, PDFs, safety) read with Tesseract
+    /// alone, as fast as CI needs; the tests of the reading say `--text` or `--engine`, or run
+    /// the default through `runReadingByDefault`.
+    static func readingFast(_ arguments: [String]) -> [String] {
+        guard let command = arguments.first, readingCommands.contains(command),
+              !arguments.contains(where: { readingOptions.contains($0.split(separator: "=").first.map(String.init) ?? $0) })
+        else { return arguments }
+        return [command, "--text", "fast"] + arguments.dropFirst()
+    }
+
     /// Starts the executable with its output discarded, for tests that signal it.
     static func start(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.arguments = readingFast(arguments)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -114,6 +129,9 @@ enum Gloss {
     }
 
     static func run(_ arguments: [String]) throws -> Run { try run(executable, arguments) }
+
+    /// The executable run with `arguments` as they are: the default reading (`--text accurate`).
+    static func runReadingByDefault(_ arguments: [String]) throws -> Run { try ProgramRun.run(executable, arguments) }
 
     /// The lines of a batch's stderr that are about problems: not a page read (`gloss: ok`),
     /// not the summary at the end (from `gloss: done in` on).
@@ -124,8 +142,19 @@ enum Gloss {
     }
 
     /// Any program run to its end (in `folder`, or the tests' own), with its status and both outputs.
+    /// `gloss` itself reads with `--text fast` unless told otherwise (`readingFast`).
     static func run(_ program: String, _ arguments: [String], in folder: String? = nil) throws -> Run {
-        try ProgramRun.run(program, arguments, in: folder)
+        try ProgramRun.run(program, program == executable ? readingFast(arguments) : arguments, in: folder)
+    }
+}
+
+extension AnnotationSettings {
+    /// The default settings, reading with Tesseract alone (`--text fast`): for the tests of
+    /// everything but the plan's reading, as `Gloss.readingFast` is for the command's.
+    static func readingFast(formats: Set<OutputFormat>? = nil, detectFaces: Bool? = nil) -> AnnotationSettings {
+        var settings = AnnotationSettings(formats: formats, detectFaces: detectFaces)
+        settings.textMode = .fast
+        return settings
     }
 }
 

@@ -3,6 +3,7 @@ import GlossContract
 import GlossGeometry
 import GlossImaging
 @testable import GlossPipeline
+import GlossReading
 import GlossTestSupport
 import GlossTextRecognition
 import Testing
@@ -32,7 +33,7 @@ struct DroppedTextTests {
     }
 
     static func reader(_ prepare: PreparationSteps) -> Annotator {
-        var settings = AnnotationSettings()
+        var settings = AnnotationSettings.readingFast()
         settings.detectFaces = false
         settings.prepare = prepare
         return Annotator(settings: settings, jobs: 1)
@@ -135,6 +136,18 @@ struct DroppedTextTests {
         let trusted = unsure.words.filter { $0.confidence >= DroppedText.trustedConfidence }.count
         #expect(Double(trusted) < DroppedText.leastTrustedShare * Double(unsure.words.count))
         #expect(DroppedText.regions(in: small, text: unsure).isEmpty)
+    }
+
+    /// Read alone, Tesseract reads again what its layout dropped; as the plan's page reader it
+    /// does not (the neural reader reads those lines: `PreparationPolicy.rereadsDroppedText`).
+    @Test func droppedTextIsReadAgainWhereTheModeGainsByIt() {
+        var analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        #expect(analyzer.rereads)
+        analyzer.mode = .accurate
+        #expect(!analyzer.rereads)
+        analyzer.policy.rereadsDroppedText = [.fast, .accurate]
+        #expect(analyzer.rereads)
+        #expect(!TextAnalyzer(options: RecognitionOptions(), steps: .none).rereads)
     }
 
     @Test func withoutPreparationTheTableReadsAsTesseractReadsIt() async throws {

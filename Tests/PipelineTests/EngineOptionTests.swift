@@ -11,13 +11,13 @@ import Testing
     @Test func theDefaultEngineLeavesTheFingerprintAsItWas() throws {
         #expect(AnnotationSettings().textEngine == .tesseract)
         // The batches on disk from before the engine were read with smiles (SettingsTests).
-        var smiling = AnnotationSettings()
+        var smiling = AnnotationSettings.readingFast()
         smiling.detectSmiles = true
-        #expect(smiling.fingerprint == "0914b6ef2d06b805")
+        #expect(smiling.fingerprint == "3a51aed63d6f47f4")
         let parsed = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png"]))
         #expect(parsed.textEngine == .tesseract && parsed.fingerprint == AnnotationSettings().fingerprint)
         let tesseract = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png", "--engine", "tesseract"]))
-        #expect(tesseract.fingerprint == AnnotationSettings().fingerprint)
+        #expect(tesseract.fingerprint == AnnotationSettings.readingFast().fingerprint, "one reader forced reads fast")
     }
 
     @Test func theNeuralEngineIsRecordedAndChangesTheFingerprint() throws {
@@ -32,7 +32,8 @@ import Testing
         #expect(!String(decoding: try encoder.encode(AnnotationSettings()), as: UTF8.self).contains("textEngine"))
         // The analyzer list follows the setting: one text analyzer either way, named `ocr`.
         #expect(settings.analyzers.compactMap { $0 as? NeuralTextAnalyzer }.count == 1)
-        #expect(AnnotationSettings().analyzers.compactMap { $0 as? TextAnalyzer }.count == 1)
+        #expect(AnnotationSettings.readingFast().analyzers.compactMap { $0 as? TextAnalyzer }.count == 1)
+        #expect(AnnotationSettings().analyzers.compactMap { $0 as? PlannedTextAnalyzer }.count == 1, "accurate, the default")
         #expect(settings.analyzers.filter(\.readsText).map(\.name) == ["ocr"])
     }
 
@@ -73,11 +74,30 @@ struct TimedPartsAnalyzer: Analyzer {
 
     /// The neural reader through the whole page graph.
     @Test func theNeuralEngineReadsAPageWithItsTimingsSplit() async throws {
-        var settings = AnnotationSettings(detectFaces: false)
+        var settings = AnnotationSettings.readingFast(detectFaces: false)
         settings.textEngine = .neural
         let report = try await Annotator(settings: settings, jobs: 1).read(file: Fixtures.path("text/sans.png"))
         #expect(report.status == .ok, "\(report.error ?? "")")
         #expect(report.text.contains("quick brown fox"), "\(report.text)")
         #expect(report.timings["detect"] != nil && report.timings["recognize"] != nil && report.timings["ocr"] != nil)
+    }
+}
+
+/// `--text`: the reading plan (`accurate`) unless told `fast`.
+@Suite struct TextModeCommandTests {
+    @Test func theDefaultReadingIsThePlansAndFastIsTesseractAlone() throws {
+        let page = Fixtures.path("text/sans.png")
+        let planned = try Gloss.runReadingByDefault(["ocr", page])
+        #expect(planned.status == 0, "\(planned.standardError)")
+        let report = try JSONOutput.decode(PageReport.self, from: Array(planned.standardOutput.utf8))
+        #expect(report.preparation?.rules?.contains("fuse-lines") == true, "\(report.preparation?.rules ?? [])")
+        #expect(report.text.contains("quick brown fox"), "\(report.text)")
+        #expect(report.timings["detect"] != nil, "the neural detector found the lines")
+
+        let fast = try Gloss.run(["ocr", page])
+        #expect(fast.status == 0, "\(fast.standardError)")
+        let alone = try JSONOutput.decode(PageReport.self, from: Array(fast.standardOutput.utf8))
+        #expect(alone.preparation?.rules == nil && alone.timings["detect"] == nil)
+        #expect(alone.text.contains("quick brown fox"))
     }
 }

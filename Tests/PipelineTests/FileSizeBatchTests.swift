@@ -26,7 +26,7 @@ struct FileSizeBatchTests {
     @Test func aPageWhoseTimeRunsOutWhileHashingIsTimedOut() async throws {
         let scratch = try ScratchFolder()
         let large = try Self.largeJustifiedPNG(in: scratch)
-        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1, pageTimeout: .milliseconds(500))
+        let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1, pageTimeout: .milliseconds(500))
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
         let batch = Task { try await annotator.annotate([large], into: scratch.path + "/out", events: continuation) }
         var startedPages = 0
@@ -58,7 +58,7 @@ struct FileSizeBatchTests {
     @Test func aDownloadStopsAtTheMaxFileSize() async throws {
         try await withTestServer { server in
             let scratch = try ScratchFolder()
-            let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1, maxFileSize: 1000)
+            let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1, maxFileSize: 1000)
             let manifest = try await annotator.annotate([server.url("/huge-nolength").absoluteString, server.url("/ok.png").absoluteString],
                                                         into: scratch.path + "/out")
             #expect(manifest.pages.map(\.status) == [.failed, .failed])

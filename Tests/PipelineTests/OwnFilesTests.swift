@@ -18,7 +18,7 @@ struct OwnFilesTests {
     /// The program run to its end in `directory`, as `cd directory && gloss ...`, by `user` if given.
     static func run(in directory: String, _ arguments: [String], as user: String? = nil) throws -> Gloss.Run {
         guard let user else { return try Gloss.run(Gloss.executable, arguments, in: directory) }
-        return try Gloss.run("/usr/sbin/runuser", ["-u", user, "--", Gloss.executable] + arguments, in: directory)
+        return try Gloss.run("/usr/sbin/runuser", ["-u", user, "--", Gloss.executable] + Gloss.readingFast(arguments), in: directory)
     }
 
     /// Writes `text` to `path`, making its folder.

@@ -61,7 +61,7 @@ struct AnalyzerSeamTests {
         for (number, rectangle) in truth.enumerated() {
             try Self.writePage(to: scratch.path + "/page\(number).png", rectangle: rectangle)
         }
-        var annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        var annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
         annotator.additionalAnalyzers = [DarkRegionAnalyzer()]
         let before = DarkRegionAnalyzer.enginesBuilt.withLock { $0 }
         let manifest = try await annotator.annotate([scratch.path], into: scratch.path + "/out")
@@ -92,7 +92,7 @@ struct AnalyzerSeamTests {
         #expect(second.regions.first?.label == "page 2 of this engine")
 
         // A run without the analyzer does not reuse pages read with it.
-        let again = try await Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let again = try await Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
             .annotate([scratch.path], into: scratch.path + "/out")
         let reread = try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(
             fileURLWithPath: scratch.path + "/out/" + again.pages[0].outputs["json"]!))))
@@ -108,7 +108,7 @@ struct FileStageTests {
             let scratch = try ScratchFolder()
             var fetching = RemoteFetchOptions()
             fetching.totalTimeout = .seconds(60)
-            let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1, fetching: fetching)
+            let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1, fetching: fetching)
             let url = server.url("/stall").absoluteString
             let batch = Task { try await annotator.annotate([url], into: scratch.path + "/out") }
             // Ctrl-C once the download has begun and stalled.
@@ -134,7 +134,7 @@ struct FileStageTests {
             fetching.totalTimeout = .seconds(60)
             // Long enough for the ordinary page on a loaded machine (the whole suite running
             // beside it took it past 1 s), far short of the stalled download's 60.
-            let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1, pageTimeout: .seconds(5),
+            let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1, pageTimeout: .seconds(5),
                                       fetching: fetching)
             let started = ContinuousClock.now
             let manifest = try await annotator.annotate([server.url("/stall").absoluteString, Fixtures.path("text/sans.png")],
@@ -156,7 +156,7 @@ struct FileStageTests {
         let blocker = output + "/pages/" + pageIdentifier(source: tiff, pageIndex: 0, pageCount: 1) + ".hocr"
         try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: output + "/" + FolderLock.fileName, contents: nil))
-        var settings = AnnotationSettings(detectFaces: false)
+        var settings = AnnotationSettings.readingFast(detectFaces: false)
         settings.formats = [.json, .hocr]
         let annotator = Annotator(settings: settings, jobs: 1)
 
@@ -174,7 +174,7 @@ struct FileStageTests {
     @Test func everyReadPageCarriesTheHashOfItsBytes() async throws {
         let scratch = try ScratchFolder()
         let path = Fixtures.path("text/sans.png")
-        let manifest = try await Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let manifest = try await Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
             .annotate([path], into: scratch.path + "/out")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(manifest.pages.first?.inputHash == SHA256.hex(of: bytes))

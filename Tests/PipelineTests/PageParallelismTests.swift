@@ -10,7 +10,7 @@ import Testing
 struct PageParallelismTests {
     /// The most pages in flight at once during a batch, from its events, and its manifest.
     static func annotate(_ inputs: [String], jobs: Int, into output: String) async throws -> (Int, BatchManifest) {
-        let settings = AnnotationSettings(formats: [.json, .hocr, .alto], detectFaces: false)
+        let settings = AnnotationSettings.readingFast(formats: [.json, .hocr, .alto], detectFaces: false)
         let annotator = Annotator(settings: settings, jobs: jobs)
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
         let batch = Task { try await annotator.annotate(inputs, into: output, events: continuation) }

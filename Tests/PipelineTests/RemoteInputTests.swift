@@ -148,7 +148,7 @@ struct RemoteInputTests {
                 let url = server.url(path).absoluteString
                 let run = try await onThread {
                     try Gloss.run("/usr/bin/time", ["-f", "peak %M", Gloss.executable, "annotate", url, "-o", folder + "/" + output,
-                                                    "--no-faces", "--max-file-size", "192M"])
+                                                    "--no-faces", "--max-file-size", "192M", "--text", "fast"])
                 }
                 let line = run.standardError.split(separator: "\n").last { $0.hasPrefix("peak ") } ?? ""
                 return (run, (Int(line.dropFirst(5)) ?? 0) * 1024)

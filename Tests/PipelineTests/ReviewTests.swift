@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized)
 struct ReviewTests {
     static let reader: Annotator = {
-        var settings = AnnotationSettings()
+        var settings = AnnotationSettings.readingFast()
         settings.detectFaces = false
         return Annotator(settings: settings, jobs: 1)
     }()
@@ -70,7 +70,7 @@ struct ReviewTests {
     /// Read as it comes (`--prepare none`): prepared, the column is read again (below).
     @Test func aColumnInGreyThatTesseractMissesMakesThePageSuspect() async throws {
         let scratch = try ScratchFolder()
-        var settings = AnnotationSettings()
+        var settings = AnnotationSettings.readingFast()
         settings.detectFaces = false
         settings.prepare = .none
         let reader = Annotator(settings: settings, jobs: 1)

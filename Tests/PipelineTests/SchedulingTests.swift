@@ -56,7 +56,7 @@ struct SynchronousReadTests {
     }
 
     @Test func readsAPageWithinItsTime() async throws {
-        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
         let report = try await onPlainThread {
             try annotator.readSynchronously(file: Fixtures.path("text/sans.png"), timeout: .seconds(60))
         }
@@ -67,7 +67,7 @@ struct SynchronousReadTests {
         let scratch = try ScratchFolder()
         let path = scratch.path + "/big.png"
         try BatchTests.writeBigTextPage(to: path)
-        let annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
         let started = ContinuousClock.now
         await #expect(throws: PageTimeoutError.self) {
             _ = try await onPlainThread { try annotator.readSynchronously(file: path, timeout: .milliseconds(300)) }
@@ -79,7 +79,7 @@ struct SynchronousReadTests {
 
 struct StageGraphTests {
     @Test func textAndFacesRunAtTheSameTime() async throws {
-        let report = try await Annotator(jobs: 1).read(file: Fixtures.path("faces/astronaut.png"))
+        let report = try await Annotator(settings: .readingFast(), jobs: 1).read(file: Fixtures.path("faces/astronaut.png"))
         #expect(report.status == .ok && report.faces.count == 1)
         let ocr = try #require(report.timeline.first { $0.stage == "ocr" })
         let faces = try #require(report.timeline.first { $0.stage == "faces" })

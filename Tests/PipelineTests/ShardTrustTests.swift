@@ -77,7 +77,7 @@ struct PageIdentityTests {
         }
         // Relative paths, as the issue gave them: the sources are `in/vol18780/page.png` and `in/vol100044/page.png`.
         func annotate() throws -> Gloss.Run {
-            try Gloss.run("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" annotate in -o out --no-faces --jobs 1 --format html,json",
+            try Gloss.run("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" annotate in -o out --no-faces --jobs 1 --format html,json --text fast",
                                       "sh", scratch.path, Gloss.executable])
         }
         let first = try annotate()

@@ -19,7 +19,8 @@ struct StoppedBatchTests {
         _ = try BatchTests.copies(into: scratch.path + "/in", count: count)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Gloss.executable)
-        process.arguments = ["annotate", scratch.path + "/in", "-o", scratch.path + "/out", "--jobs", "1", "--no-faces"]
+        process.arguments = ["annotate", scratch.path + "/in", "-o", scratch.path + "/out", "--jobs", "1", "--no-faces",
+                             "--text", "fast"]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

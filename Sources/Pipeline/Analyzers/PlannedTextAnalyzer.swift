@@ -33,7 +33,7 @@ struct PlannedTextAnalyzer: Analyzer {
     /// Tesseract's copy, which the detector sizes for itself.
     var image: ImageRequest { tesseract.image }
 
-    private var tesseract: TextAnalyzer { TextAnalyzer(options: options, steps: steps, policy: policy.preparation) }
+    private var tesseract: TextAnalyzer { TextAnalyzer(options: options, steps: steps, policy: policy.preparation, mode: mode) }
 
     /// Throws `TextRecognitionError` or `NeuralModelError` when either reader cannot be built.
     func makeEngine() throws -> TextReaders {

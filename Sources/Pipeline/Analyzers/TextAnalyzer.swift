@@ -12,8 +12,11 @@ struct TextAnalyzer: Analyzer {
     let options: RecognitionOptions
     /// The preparation steps asked for (`--prepare`); this analyzer does scaling and re-reading.
     var steps: PreparationSteps = .none
-    /// When a second reading is made (`SecondReadings`).
+    /// When a second reading is made (`SecondReadings`), and in which modes the text the
+    /// layout dropped is read again.
     var policy = PreparationPolicy()
+    /// The mode this reading serves: alone (`fast`), or as the page reader of the plan.
+    var mode = TextMode.fast
 
     var name: String { "ocr" }
     var readsText: Bool { true }
@@ -26,13 +29,12 @@ struct TextAnalyzer: Analyzer {
 
     func makeEngine() throws -> TextRecognizer { try TextRecognizer(options: options) }
 
-    /// Bench only: families of rules switched off to measure what each adds
-    /// (`GLOSS_RULES_OFF=turn,compare`).
-    static let switchedOff: Set<String> = Set(
-        (ProcessInfo.processInfo.environment["GLOSS_RULES_OFF"] ?? "").split(separator: ",").map(String.init))
+    /// Whether the text the layout dropped is read again: asked (`--prepare`), and worth it in
+    /// this mode (`PreparationPolicy.rereadsDroppedText`).
+    var rereads: Bool { steps.contains(.reread) && policy.rereadsDroppedText.contains(mode) }
 
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
-        guard let doubt = image.doubtfulOrientation, !Self.switchedOff.contains("turn") else {
+        guard let doubt = image.doubtfulOrientation, policy.turnsDoubtedPages.contains(mode) else {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
         }
         // The detectors were unsure which way up the page stands: it is read as given, then as
@@ -49,7 +51,7 @@ struct TextAnalyzer: Analyzer {
             let quarterTurns = (((next.rotation - doubt.applied) / 90) % 4 + 4) % 4
             let turn = PageTransform(quarterTurns: quarterTurns, skew: next.skew, inputSize: raster.size)
             let findings = try read(turn.isIdentity ? raster : raster.prepared(by: turn), resolution: image.resolution,
-                                    with: engine, cancellation: cancellation)
+                                    comparesUnscaled: true, with: engine, cancellation: cancellation)
             made.append((next, turn.isIdentity ? findings : findings.mapped(by: turn)))
         }
         let (kept, setAside) = SecondReadings.chosen(readings)
@@ -67,8 +69,12 @@ struct TextAnalyzer: Analyzer {
         return chosen
     }
 
-    /// The page's text read from `raster`, with this analyzer's steps of `--prepare`.
-    private func read(_ raster: Raster, resolution: Int?, with engine: TextRecognizer,
+    /// The page's text read from `raster`, with this analyzer's steps of `--prepare`. A page
+    /// whose way up is in doubt (`comparesUnscaled`) is read at its own size too when scaled:
+    /// the readings of its turns are compared by confidence, and its letters are measured on
+    /// the turns that stand upright only (a photographed page enlarged stood up read less
+    /// surely than on its side at its own size, `DoubtfulOrientationTests`).
+    private func read(_ raster: Raster, resolution: Int?, comparesUnscaled: Bool = false, with engine: TextRecognizer,
                       cancellation: CancellationFlag) throws -> PageFindings {
         // One grey copy serves every measure of the page (the ink, the paper, the letters): a
         // colour page is converted once. The small copy the ink is measured on is made first:
@@ -79,8 +85,8 @@ struct TextAnalyzer: Analyzer {
         // levelling were done before the copy was made.
         var preparation = steps.isDisjoint(with: [.flatten, .scale, .reread]) ? nil : PagePreparation()
         var raster = raster, resolution = resolution
-        // The copy at its own size, kept when its small letters are enlarged: both are read,
-        // this one at the resolution its file states (as the `tesseract` command reads it).
+        // The copy at its own size, kept when a doubted page's letters are enlarged or its
+        // stated resolution is not believed.
         var asItCame: (raster: Raster, resolution: Int?)?
         var enlarged = false
         var resolutionDoubted = false
@@ -99,12 +105,12 @@ struct TextAnalyzer: Analyzer {
             let letters = LetterSize(of: raster.layout == .gray ? raster : grey)
             let scale = TextScale(letters: letters, statedResolution: resolution, size: raster.size)
             if cancellation.isRaised { throw CancellationError() }
-            // Enlarged letters are always read as they came too; letters left at their size
-            // are when the file states a resolution that was not believed (a placeholder 72 or
-            // 96) and the reading is unsure. A file that states none has no other to try.
+            // The scaled copy is the one read: reading the page as it came too, and keeping the
+            // more confident reading, changed no kind of page on the half it was not tuned on
+            // (docs/reading.md, "The rules measured"); a doubted page's turns still are.
             enlarged = scale.factor > 1
             resolutionDoubted = scale.factor == 1 && resolution != nil && scale.resolution != resolution
-            if enlarged || resolutionDoubted {
+            if comparesUnscaled && (enlarged || resolutionDoubted) {
                 asItCame = (raster, resolution)
             }
             if scale.factor != 1 {
@@ -119,9 +125,9 @@ struct TextAnalyzer: Analyzer {
         }
         // Preparing, the copy read stays for the regions the layout dropped to be read again
         // from the same pixels, at the same resolution.
-        var page = steps.contains(.reread) ? raster : nil
+        var page = rereads ? raster : nil
         var text = try engine.recognize(raster, resolution: resolution, cancellation: cancellation)
-        if let asItCame, !Self.switchedOff.contains("compare"),
+        if let asItCame,
            SecondReadings.readsAsItCameToo(enlarged: enlarged, resolutionDoubted: resolutionDoubted, first: text, policy: policy) {
             // Small letters read better enlarged on most pages (a map's labels: 0.49 to 0.78
             // F1), and worse on some (a book page at x-height 10: 0.99 to 0.97); the reading

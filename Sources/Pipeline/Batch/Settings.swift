@@ -52,7 +52,7 @@ public struct AnnotationSettings: Sendable, Codable, Hashable {
     public var textEngine = TextEngine.tesseract
     /// How the text is read (`--text`): `accurate` fuses both readers line by line by the
     /// reading plan (`Sources/Reading`), `fast` reads with `textEngine` alone.
-    public var textMode = TextMode.fast
+    public var textMode = TextMode.accurate
 
     /// The default settings, but for the formats and whether faces are looked for, when given.
     public init(formats: Set<OutputFormat>? = nil, detectFaces: Bool? = nil) {
@@ -100,8 +100,12 @@ extension AnnotationSettings {
                       settings.formats.contains(.pdf) && settings.pdfStandard != .none ? ["pdf-standard-" + settings.pdfStandard.rawValue] : []
                   }),
             // Without preparation a page reads as it did before it existed, and fingerprints so;
-            // with it, pages finished by an older Gloss are read again.
-            Field("prepare", \.prepare, recorded: .omittedAt(PreparationSteps.none)),
+            // with it, pages finished by an older Gloss are read again, and pages prepared under
+            // another `PreparationPolicy` (its version is named).
+            Field("prepare", \.prepare, recorded: .omittedAt(PreparationSteps.none),
+                  fingerprint: .valueAndNames { settings in
+                      settings.prepare == .none ? [] : ["preparation-policy-\(PreparationPolicy().version)"]
+                  }),
             // Left out at Tesseract, which read every page before the neural reader existed: a
             // batch read as before fingerprints as before.
             Field("textEngine", \.textEngine, recorded: .omittedAtDefault),
@@ -137,6 +141,8 @@ extension AnnotationSettings {
         case ignored(as: Value)
         /// The names given, sorted, after the JSON, in which it stands as `standingAs`.
         case names(standingAs: Value, (AnnotationSettings) -> [String])
+        /// Its value, as recorded, and the names given after the JSON.
+        case valueAndNames((AnnotationSettings) -> [String])
     }
 
     /// One setting's JSON key, how it is read and written, and its part of the fingerprint.
@@ -193,6 +199,9 @@ extension AnnotationSettings {
                 names = nil
             case .names(let value, let list):
                 standIn = { $0[keyPath: path] = value }
+                names = list
+            case .valueAndNames(let list):
+                standIn = { _ in }
                 names = list
             }
         }

@@ -1,15 +1,34 @@
 import GlossContract
 
-/// The thresholds of Tesseract's own second readings (`--prepare`), each with the measurement
-/// behind it: when a page whose way up is in doubt is read another way, and when a scaled page
-/// is read as it came too. The decisions are `SecondReadings`' pure functions of these and of
-/// the readings made; `FusionPolicy.preparation` holds the value the plan reads with.
+/// The decisions of Tesseract's own preparation (`--prepare`) that depend on more than the
+/// page, each with the measurement behind it: when a page whose way up is in doubt is read
+/// another way (`SecondReadings`' pure functions of these and of the readings made), and in
+/// which modes the text the layout dropped is read again. `FusionPolicy.preparation` holds the
+/// value the plan reads with; `version` enters the settings' fingerprint of a batch prepared.
 public struct PreparationPolicy: Sendable, Equatable {
+    /// Raised with every change of a decision below. 2: a scaled page is read as it came too
+    /// (`compare`) only when its way up is in doubt, and no re-reading in `accurate`.
+    public var version = 2
+
+    /// The modes in which the text Tesseract's layout dropped is read again (`DroppedText`).
+    /// `bench/reading/rules.py` (the rule on minus off, F1 / CER, tune and measure halves):
+    /// in `fast` +0.070 / -0.008 and +0.034 / +0.008 (maps +0.24 and +0.17 F1, photos,
+    /// receipts, tables, forms); in `accurate`, where the neural reader reads the detected lines
+    /// Tesseract dropped already, -0.004 / +0.010 and -0.000 / +0.007 (a CER above 0 is worse).
+    public var rereadsDroppedText: Set<TextMode> = [.fast]
+
+    /// The modes in which a page whose way up the detectors doubt is read another way too, and
+    /// the more confident reading kept (`SecondReadings`). No page of the bench's 73 is doubted
+    /// as it stands; on 51 copies of 17 of them turned 90, 180 and 270 degrees
+    /// (`bench/reading/rules.py turned`), on minus off, F1 / CER, tune and measure: in `fast`
+    /// +0.281 / -0.156 and +0.330 / -0.111 (forms, maps, tables, charts); in `accurate` +0.033
+    /// / -0.088 and +0.009 / -0.051 (forms' CER -0.41).
+    public var turnsDoubtedPages: Set<TextMode> = [.fast, .accurate]
+
     /// The mean word confidence from which a reading is trusted without a second. On the real
     /// pages of `bench/ocr-quality` turned four ways and skewed, and read the way the detector
     /// was unsure of, readings the wrong way up reached 64, and readings the right way up that
-    /// a second reading would not have changed started at 86; of the pages told 300 ppi in
-    /// place of their file's 96, the one that read better told 96 read at 79.6.
+    /// a second reading would not have changed started at 86.
     public var confidentReading = 85.0
 
     /// The mean word confidence under which a reading of a page whose way up the detectors
