@@ -150,7 +150,7 @@ struct ReviewTests {
         // Read as it comes: prepared, the grey column is read again and the page is not suspect.
         let run = try Gloss.run(["annotate", input, "-o", output, "--no-faces", "--prepare", "none"])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardError.contains("; 1 page to review (ink without words)\n"), "\(run.standardError)")
+        #expect(run.standardError.contains("; 1 page suspect (text may be missing)\n"), "\(run.standardError)")
         let manifest = try BatchTests.manifest(output)
         #expect(manifest.pages.map(\.suspect) == [true, false])
         let json = try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/" + manifest.pages[0].outputs["json"]!))))
