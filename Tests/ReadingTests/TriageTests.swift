@@ -47,12 +47,14 @@ import Testing
     @Test func aPhotoWithAFewGarbageWordsIsNotOfLowConfidence() {
         let photo = TriageEvidence(words: 4, meanConfidence: 35, faces: 2, wordArea: 0.001)
         #expect(Triage.verdict(photo, policy: policy).reasons.isEmpty)
-        // Without faces, words on a sliver of the picture make it a photo too.
+        // Without faces, a handful of words on a sliver of the picture make it a photo too.
         #expect(Triage.verdict(TriageEvidence(words: 4, meanConfidence: 35, wordArea: 0.005), policy: policy).reasons.isEmpty)
-        // A photo of a page of text (many words) is read as text, and its unsure words count.
+        // A photo of a sign, its words covering much of it, is read as text: unsure words count.
         var sign = photo
-        sign.words = 60
+        sign.wordArea = 0.2
         #expect(Triage.verdict(sign, policy: policy).reasons == [.unsureWords])
+        // So do a few unsure words filling a page without faces (a chart's labels).
+        #expect(Triage.verdict(TriageEvidence(words: 12, meanConfidence: 38, wordArea: 0.03), policy: policy).reasons == [.unsureWords])
     }
 
     @Test func aPageOfTextWithUnsureWordsIsOfLowConfidenceNotSuspect() {

@@ -33,8 +33,11 @@ public struct TriageEvidence: Sendable, Equatable {
         self.wordArea = wordArea
     }
 
-    /// A photo (faces, or words on under `policy.photoWordArea` of it).
-    public func isPhoto(_ policy: TriagePolicy) -> Bool { faces > 0 || wordArea < policy.photoWordArea }
+    /// A photo with stray words: faces or a handful of words, on under `policy.photoWordArea`
+    /// of it. A photo of a sign or a label, its words covering more, is read as text.
+    public func isPhotoWithStrayWords(_ policy: TriagePolicy) -> Bool {
+        (faces > 0 || words < policy.photoWords) && wordArea < policy.photoWordArea
+    }
 }
 
 /// Why a page is flagged for review.
@@ -75,10 +78,10 @@ public struct TriagePolicy: Sendable, Equatable {
     /// The mean confidence under which a page of text is of low confidence: the index's
     /// long-standing 70%.
     public var lowConfidence = 70.0
-    /// A photo with fewer words than this is never of low confidence: a handful of garbage
-    /// words on a picture is not a page to proofread.
+    /// A page with faces, or with fewer words than this, whose words cover less than
+    /// `photoWordArea` of it, is a photo with stray words, never of low confidence: a handful
+    /// of garbage words on a picture is not a page to proofread.
     public var photoWords = 20
-    /// Words covering less than this share of the page's area make it a photo.
     public var photoWordArea = 0.02
 
     public init() {}
@@ -99,7 +102,7 @@ public enum Triage {
         if evidence.textInk >= policy.textInk && evidence.textInkArea >= policy.textInkArea { reasons.append(.inkWithoutWords) }
         if let disagreement = evidence.disagreement, disagreement >= policy.disagreement { reasons.append(.readersDisagree) }
         if let mean = evidence.meanConfidence, mean < policy.lowConfidence,
-           !(evidence.isPhoto(policy) && evidence.words < policy.photoWords) {
+           !evidence.isPhotoWithStrayWords(policy) {
             reasons.append(.unsureWords)
         }
         return TriageVerdict(reasons: reasons)
