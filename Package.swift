@@ -257,7 +257,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft"],
+            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft", "GlossReading"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -780,7 +780,6 @@
   // c mean confidence, f faces, d folder) on the first change. Sorted by folder, the cards stay
   // in their groups and those filtered out are hidden; sorted otherwise, the cards shown move
   // into one list (#arranged) in chunks like the groups', and move back when sorting by folder.
-  var lowConfidence = 70;
   var sortField = document.getElementById("sort");
   var showField = document.getElementById("show");
   var folderField = document.getElementById("folder");
@@ -802,7 +801,9 @@
         faces: +element.getAttribute("data-f") || 0,
         folder: element.getAttribute("data-d"),
         failed: !element.classList.contains("ok"),
-        suspect: element.classList.contains("suspect")
+        suspect: element.classList.contains("suspect"),
+        // Decided by the triage (PageReview.lowConfidence): a photo's few garbage words are not.
+        low: element.classList.contains("low")
       };
     });
   }
@@ -813,7 +814,7 @@
       case "failed": return card.failed;
       case "faces": return card.faces > 0;
       case "suspect": return card.suspect;
-      case "low": return card.confidence !== null && card.confidence < lowConfidence;
+      case "low": return card.low;
       default: return true;
     }
   }

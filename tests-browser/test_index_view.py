@@ -184,7 +184,7 @@ def main():
         check(sorted(card["name"] for card in visible_cards()) == failed and failed, "not read shows %s" % failed)
         choose("show", "low")
         low = sorted(relative(e) + (" · page %d" % (e["pageIndex"] + 1) if e["source"].endswith(".tif") else "")
-                     for e in entries if e.get("meanConfidence") is not None and e["meanConfidence"] < 70)
+                     for e in entries if e.get("lowConfidence"))
         check(sorted(card["name"] for card in visible_cards()) == low, "low confidence shows %s" % low)
         choose("show", "suspect")
         suspect = [e for e in entries if e.get("suspect")]

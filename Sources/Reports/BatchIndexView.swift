@@ -32,14 +32,16 @@ public struct BatchIndexView {
         public var htmlPath: String?
         /// The picture shown as the thumbnail (the display copy, or a smaller one), relative to the index.
         public var imagePath: String?
-        /// The page's review flag (`PageReview.suspect`): inked areas without words.
+        /// The page's review flag (`PageReview.suspect`): text may be missing or wrong.
         public var suspect: Bool
         /// The searchable PDF of the page's whole input (`documents/`), relative to the index.
         public var documentPath: String?
+        /// The page's words are unsure on a page of text (`PageReview.lowConfidence`).
+        public var lowConfidence: Bool
 
         public init(source: String, pageIndex: Int, status: PageStatus, error: String?, wordCount: Int,
                     meanConfidence: Double?, faceCount: Int, htmlPath: String?, imagePath: String? = nil,
-                    suspect: Bool = false, documentPath: String? = nil) {
+                    suspect: Bool = false, documentPath: String? = nil, lowConfidence: Bool = false) {
             self.source = source
             self.pageIndex = pageIndex
             self.status = status
@@ -52,6 +54,7 @@ public struct BatchIndexView {
             self.imagePath = imagePath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
             self.suspect = suspect
             self.documentPath = documentPath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
+            self.lowConfidence = lowConfidence
         }
 
     }
@@ -195,7 +198,7 @@ public struct BatchIndexView {
             HTML(trusted: "<a href=\"") + HTML(escaping: $0) + HTML(trusted: "\">") + name + HTML(trusted: "</a>")
         } ?? name
         var counts: [String] = []
-        if entry.suspect { counts.append("<span class=\"badge suspect\" title=\"A large inked area has no words\">suspect</span>") }
+        if entry.suspect { counts.append("<span class=\"badge suspect\" title=\"Text may be missing: lines or ink without words, or readers that disagree\">suspect</span>") }
         if entry.status != .ok {
             counts.append("<span>\(entry.status.rawValue)</span>")
         } else {
@@ -208,7 +211,7 @@ public struct BatchIndexView {
         var data = " data-w=\"\(entry.wordCount)\" data-f=\"\(entry.faceCount)\""
         if let mean = entry.meanConfidence { data += " data-c=\"\(DecimalText.format(mean, maximumFractionDigits: 2))\"" }
         if let folder = folders[names.folder(of: entry.source)] { data += " data-d=\"\(folder)\"" }
-        let classes = "card \(entry.status.rawValue)" + (entry.suspect ? " suspect" : "")
+        let classes = "card \(entry.status.rawValue)" + (entry.suspect ? " suspect" : "") + (entry.lowConfidence ? " low" : "")
         // A single-page file's card links its document itself.
         let document = names.isMultiPage(entry.source) ? nil : entry.documentPath.map { Self.documentLink($0) }
         return HTML(trusted: "<li class=\"\(classes)\"\(data)>") + body

@@ -63,12 +63,25 @@ public struct PageView {
             + HTML(escaping: report.error ?? "") + HTML(trusted: "</p>")
     }
 
-    /// A page whose inked areas hold no words says so before its text is trusted.
+    /// A suspect page says why before its text is trusted: the triage's reasons, or for a
+    /// report written before the triage, the ink without words.
     private var suspectNotice: HTML {
         guard let review = report.review, review.suspect else { return HTML(trusted: "") }
         let share = DecimalText.format(review.uncoveredInk * 100, maximumFractionDigits: 0)
+        let ink = "inked areas without words (\(share)% of ink)"
+        let reasons = (review.reasons ?? ["ink-without-words"]).compactMap { reason -> String? in
+            switch reason {
+            case "unread-lines":
+                let lines = DecimalText.format((review.unreadLines ?? 0) * 100, maximumFractionDigits: 0)
+                return "lines of text no reading covers (\(lines)% of the lines found)"
+            case "ink-without-words": return ink
+            case "readers-disagree": return "the two readers read the same lines differently"
+            default: return nil
+            }
+        }
+        let text = (reasons.isEmpty ? ink : reasons.joined(separator: "; ")) + ". Text may be missing."
         return HTML(trusted: "<p class=\"suspect\" role=\"status\"><strong>Suspect:</strong> ")
-            + HTML(escaping: "inked areas without words (\(share)% of ink). Text may be missing.") + HTML(trusted: "</p>")
+            + HTML(escaping: String(text.prefix(1).uppercased() + text.dropFirst())) + HTML(trusted: "</p>")
     }
 
     private func overlay() -> HTML {

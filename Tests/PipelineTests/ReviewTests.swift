@@ -3,6 +3,7 @@ import GlossContract
 import GlossGeometry
 import GlossImaging
 import GlossPipeline
+import GlossReading
 import GlossTestSupport
 import Testing
 
@@ -150,12 +151,34 @@ struct ReviewTests {
         // Read as it comes: prepared, the grey column is read again and the page is not suspect.
         let run = try Gloss.run(["annotate", input, "-o", output, "--no-faces", "--prepare", "none"])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardError.contains("; 1 page to review (ink without words)\n"), "\(run.standardError)")
+        #expect(run.standardError.contains("; 1 page suspect (text may be missing)\n"), "\(run.standardError)")
         let manifest = try BatchTests.manifest(output)
         #expect(manifest.pages.map(\.suspect) == [true, false])
         let json = try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/" + manifest.pages[0].outputs["json"]!))))
         #expect(json.review?.suspect == true && (json.review?.uncoveredInk ?? 0) > 0.2)
+        // The triage says why: the grey column's ink has no words, though the words read are sure.
+        #expect(json.review?.reasons == ["ink-without-words"] && json.review?.lowConfidence == false, "\(String(describing: json.review))")
+        #expect((json.meanConfidence ?? 0) > 80)
         let journalless = try String(contentsOfFile: output + "/gloss.json", encoding: .utf8)
         #expect(journalless.contains("\"suspect\" : true"))
+    }
+
+    /// A photo Tesseract finds a handful of garbage words on is not a page of low confidence;
+    /// the same words on a page without faces, filling it, would be.
+    @Test func aPhotoWithAFewGarbageWordsIsNotOfLowConfidence() async throws {
+        var settings = AnnotationSettings()
+        settings.detectFaces = true
+        let photo = try await Annotator(settings: settings, jobs: 1).read(file: Fixtures.path("faces/astronaut.png"))
+        #expect(photo.faces.count == 1)
+        var garbled = photo
+        garbled.words = ["~", "iF", "j;", "Wl"].enumerated().map { index, text in
+            PageReport.Word(text: text, confidence: 30, box: PixelRect(x: 20 + 30 * index, y: 400, width: 20, height: 14), line: 0)
+        }
+        let triaged = try #require(Triage.triaged(garbled).review)
+        #expect(triaged.lowConfidence == false && triaged.suspect == false, "\(triaged)")
+        var page = garbled
+        page.faces = []
+        page.words = page.words.map { var word = $0; word.box = PixelRect(x: 0, y: 0, width: page.width / 2, height: page.height / 2); return word }
+        #expect(Triage.triaged(page).review?.lowConfidence == true)
     }
 }

@@ -46,7 +46,7 @@ struct TerminalTests {
         tally.faces = 1
         tally.suspect = 1
         let one = BatchSummary(tally: tally, elapsed: .seconds(75), folder: "my out").lines
-        #expect(one == ["done in 1m15s: 1 page read, 0 failed", "1 word, 1 face; 1 page to review (ink without words)",
+        #expect(one == ["done in 1m15s: 1 page read, 0 failed", "1 word, 1 face; 1 page suspect (text may be missing)",
                         "open my out/index.html, or search: gloss search 'my out' WORD"])
         tally = BatchTally()
         tally.read = 5
@@ -55,7 +55,7 @@ struct TerminalTests {
         tally.suspect = 2
         let many = BatchSummary(tally: tally, elapsed: .milliseconds(2345), folder: "out").lines
         #expect(many[0] == "done in 2.3s: 4 pages read, 2 skipped (finished in an earlier run), 1 failed")
-        #expect(many[1] == "0 words, 0 faces; 2 pages to review (ink without words)")
+        #expect(many[1] == "0 words, 0 faces; 2 pages suspect (text may be missing)")
         #expect(BatchSummary.format(.seconds(7322)) == "2h02m")
         #expect(BatchSummary.shellWord("it's") == #"'it'\''s'"#)
     }

@@ -69,7 +69,10 @@ struct PageViewTests {
         report.review = PageReview(suspect: false, uncoveredInk: 0.1)
         #expect(!Self.render(report).contains("class=\"suspect\""))
         report.review = PageReview(suspect: true, uncoveredInk: 0.374)
-        #expect(Self.render(report).contains("<p class=\"suspect\" role=\"status\"><strong>Suspect:</strong> inked areas without words (37% of ink). Text may be missing.</p>"))
+        #expect(Self.render(report).contains("<p class=\"suspect\" role=\"status\"><strong>Suspect:</strong> Inked areas without words (37% of ink). Text may be missing.</p>"))
+        report.review = PageReview(suspect: true, uncoveredInk: 0.374, reasons: ["unread-lines", "readers-disagree"], unreadLines: 0.25)
+        #expect(Self.render(report).contains("<strong>Suspect:</strong> Lines of text no reading covers (25% of the lines found);"
+                                             + " the two readers read the same lines differently. Text may be missing.</p>"))
     }
 
     @Test func theOriginalIsLinkedRelativeToThePagesFolder() {

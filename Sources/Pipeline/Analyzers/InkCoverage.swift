@@ -1,6 +1,7 @@
 import GlossContract
 import GlossGeometry
 import GlossImaging
+import GlossReading
 
 /// How much of a page's ink the recognised words account for, and where the rest lies.
 ///
@@ -24,8 +25,8 @@ public struct InkCoverage: Sendable, Equatable {
     /// suspect, and the least such ink, as a share of the page's area, so a stray line of a
     /// footer on a nearly empty page does not flag it. Chosen by measurement (`ReviewTests`;
     /// docs/report.md, "Pages to review").
-    public static let suspectShare = 0.12
-    public static let suspectArea = 0.0015
+    public static let suspectShare = TriagePolicy().textInk
+    public static let suspectArea = TriagePolicy().textInkArea
 
     /// Pixels of the working copy that are ink, and those of them no word box covers.
     public var inkPixels: Int
@@ -48,9 +49,12 @@ public struct InkCoverage: Sendable, Equatable {
         textShare >= Self.suspectShare && Double(textPixels) >= Self.suspectArea * Double(max(1, size.width * size.height))
     }
 
-    /// The page's review flag, as the page JSON carries it.
+    /// The page's review flag, as the page JSON carries it, with the ink the triage
+    /// (`GlossReading.Triage`) decides on; the graph makes the verdict once faces are found.
     public var review: PageReview {
-        PageReview(suspect: isSuspect, uncoveredInk: (uncoveredShare * 1000).rounded() / 1000)
+        let area = Double(textPixels) / Double(max(1, size.width * size.height))
+        return PageReview(suspect: isSuspect, uncoveredInk: (uncoveredShare * 1000).rounded() / 1000,
+                          textInk: (textShare * 1000).rounded() / 1000, textInkArea: (area * 100_000).rounded() / 100_000)
     }
 
     /// Measures `page` (grey or colour, any size) against the boxes of the words read on it.

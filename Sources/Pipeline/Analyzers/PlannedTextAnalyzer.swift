@@ -51,6 +51,8 @@ struct PlannedTextAnalyzer: Analyzer {
         var findings = page.findings ?? PageFindings()
         findings.text = reading.text
         findings.review = InkCoverage(page: InkCoverage.workingCopy(of: grey), words: reading.text.words.map(\.box)).review
+        findings.review?.unreadLines = reading.unreadLines.map { ($0 * 1000).rounded() / 1000 }
+        findings.review?.disagreement = reading.disagreement.map { ($0 * 1000).rounded() / 1000 }
         var record = findings.preparation ?? PagePreparation()
         record.rules = reading.rules.map(\.rawValue)
         findings.preparation = record

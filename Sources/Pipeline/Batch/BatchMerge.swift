@@ -98,10 +98,15 @@ public enum BatchMerge {
         // The review flag is the manifest's alone (the index does not hold it): taken from the
         // batch merged into, then each shard in turn, as their pages are.
         var suspect: [String: Bool] = existing?.suspect ?? [:]
-        for shard in shards { suspect.merge(shard.suspect) { _, theirs in theirs } }
+        var lowConfidence: [String: Bool] = existing?.lowConfidence ?? [:]
+        for shard in shards {
+            suspect.merge(shard.suspect) { _, theirs in theirs }
+            lowConfidence.merge(shard.lowConfidence) { _, theirs in theirs }
+        }
         let pages = try merged.pages().map { page in
             var entry = ManifestEntry(page)
             entry.suspect = suspect[entry.id]
+            entry.lowConfidence = lowConfidence[entry.id]
             return entry
         }
         // The count reported is the count merged: every page of every shard, once.
@@ -149,6 +154,7 @@ public enum BatchMerge {
         var files: ShardFiles
         /// Each page's review flag (`ManifestEntry.suspect`), by page id, from its manifest.
         var suspect: [String: Bool]
+        var lowConfidence: [String: Bool]
 
         init(checking folder: String) throws {
             self.folder = folder
@@ -170,6 +176,7 @@ public enum BatchMerge {
             files = try ShardFiles(of: listed, in: folder)
             try checkAgreement(of: manifest, with: listed, in: folder)
             suspect = manifest.suspectByID
+            lowConfidence = manifest.lowConfidenceByID
         }
     }
 
@@ -198,6 +205,7 @@ public enum BatchMerge {
         var files: ShardFiles
         /// Review flags from its manifest, when it has one that reads.
         var suspect: [String: Bool]
+        var lowConfidence: [String: Bool]
     }
 
     /// A batch already in `output`, or nil when it holds none; refuses a folder holding
@@ -218,9 +226,10 @@ public enum BatchMerge {
         do {
             let index = try BatchIndex(folder: output, create: false)
             let pageNames = try index.verifiedPageNames(), listed = try index.listedPages()
-            let suspect = (try? readManifest(of: output))?.suspectByID ?? [:]
+            let manifest = try? readManifest(of: output)
             return ExistingBatch(folder: output, index: index, pageNames: pageNames, listed: listed,
-                                 files: try ShardFiles(of: listed, in: output), suspect: suspect)
+                                 files: try ShardFiles(of: listed, in: output), suspect: manifest?.suspectByID ?? [:],
+                                 lowConfidence: manifest?.lowConfidenceByID ?? [:])
         } catch let error as MergeError {
             throw error
         } catch {
@@ -273,8 +282,12 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
 
 extension BatchManifest {
     /// The review flag of each page that has one, by page id.
-    var suspectByID: [String: Bool] {
-        Dictionary(pages.compactMap { entry in entry.suspect.map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
+    var suspectByID: [String: Bool] { flags(\.suspect) }
+    /// The low-confidence flag of each page that has one, by page id.
+    var lowConfidenceByID: [String: Bool] { flags(\.lowConfidence) }
+
+    private func flags(_ flag: KeyPath<ManifestEntry, Bool?>) -> [String: Bool] {
+        Dictionary(pages.compactMap { entry in entry[keyPath: flag].map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
     }
 }
 

@@ -3,6 +3,7 @@ import GlossGeometry
 import Foundation
 import GlossImaging
 import GlossIndex
+import GlossReading
 import GlossReports
 
 #if canImport(Glibc)
@@ -19,7 +20,9 @@ enum BatchReport {
                 source: $0.source, pageIndex: $0.pageIndex, status: $0.status, error: $0.error, wordCount: $0.words,
                 meanConfidence: $0.meanConfidence, faceCount: $0.faces, htmlPath: $0.outputs["html"],
                 imagePath: $0.outputs["thumbnail"] ?? $0.outputs["image"], suspect: $0.suspect == true,
-                documentPath: $0.outputs["document"])
+                documentPath: $0.outputs["document"],
+                // Pages read before the triage: the mean under the index's long-standing 70%.
+                lowConfidence: $0.lowConfidence ?? ($0.meanConfidence.map { $0 < TriagePolicy().lowConfidence } ?? false))
         }, notStarted: notStarted,
            // Linked when the batch has one: `writeIIIF` runs first and writes it only with a base URL.
            manifestPath: FileManager.default.fileExists(atPath: layout.folder + "/" + IIIFPresentation.manifestPath)

@@ -77,13 +77,13 @@ public struct BatchSummary: Sendable {
     /// Three lines, without line ends, each to follow `gloss: ` as every line Gloss prints does:
     ///
     ///     done in 1m12s: 12 pages read, 3 skipped (finished in an earlier run), 1 failed
-    ///     4310 words, 7 faces; 2 pages to review (ink without words)
+    ///     4310 words, 7 faces; 2 pages suspect (text may be missing)
     ///     open out/index.html, or search: gloss search out WORD
     ///
     /// A batch that was stopped also counts its cancelled pages and the inputs it did not start.
     public var lines: [String] {
         var found = [Self.count(tally.words, "word"), Self.count(tally.faces, "face")].joined(separator: ", ")
-        if tally.suspect > 0 { found += "; " + Self.count(tally.suspect, "page") + " to review (ink without words)" }
+        if tally.suspect > 0 { found += "; " + Self.count(tally.suspect, "page") + " suspect (text may be missing)" }
         if tally.correctionsKept + tally.correctionsUnmatched > 0 {
             found += "; " + Self.count(tally.correctionsKept, "correction") + " kept"
             if tally.correctionsUnmatched > 0 { found += ", \(tally.correctionsUnmatched) no longer matching (listed above)" }

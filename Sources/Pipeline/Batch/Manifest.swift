@@ -41,6 +41,9 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     /// Whether the page needs a reviewer's eye (`PageReview.suspect`: inked areas without
     /// words); nil when not measured (pages without text recognition, earlier versions).
     public var suspect: Bool?
+    /// Whether the page's words are unsure on a page of text (`PageReview.lowConfidence`);
+    /// nil when not decided (earlier versions: the index then takes a mean under 70%).
+    public var lowConfidence: Bool?
     /// SHA-256 of the input file's bytes; with `settingsHash`, what lets a re-run skip the page.
     public var inputHash: String?
     public var settingsHash: String?
@@ -58,6 +61,7 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         meanConfidence = report.meanConfidence.map { ($0 * 10).rounded() / 10 }
         faces = report.faces.count
         suspect = report.review?.suspect
+        lowConfidence = report.review?.lowConfidence
         self.outputs = outputs
     }
 

@@ -4,6 +4,7 @@ import GlossGeometry
 import GlossImaging
 import GlossIndex
 import GlossPDFGraft
+import GlossReading
 import GlossReports
 
 /// What becomes of an input and each of its pages, written down once:
@@ -298,7 +299,8 @@ struct PageGraph: Sendable {
                 if let record = preparation?.record { found.preparation = found.preparation.map(record.merged(with:)) ?? record }
                 var report = PageReport(source: path, pageIndex: index, size: size, findings: found, timings: StageTimings())
                 report.existingText = layer?.text
-                return report
+                // Whether the page needs a reviewer's eye, once its text and faces are both known.
+                return Triage.triaged(report)
             }
             var timed = report
             timed.timings = clock.recorded

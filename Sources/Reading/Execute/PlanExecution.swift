@@ -11,6 +11,11 @@ public struct PlannedReading: Sendable, Equatable {
     public var actions: [LineAction]
     /// The rules that fired, each once, in the order they first did.
     public var rules: [PlanRule]
+    /// The share of detected lines no reading covers; nil without detected lines.
+    public var unreadLines: Double? = nil
+    /// Of the lines both readers read, the share of characters on which they differ; nil
+    /// when no line was read by both.
+    public var disagreement: Double? = nil
 }
 
 /// The one loop that runs a plan: the signals completed (the detector's lines, when the mode
@@ -39,10 +44,23 @@ public enum PlanExecution {
         for (index, reading) in zip(toRead, readings) { second[index] = reading }
         let places = PageReaderPlace.places(in: pageText)
         let place = { (words: [RecognizedWord]) in words.compactMap { places[$0.box] }.min { $0.rank < $1.rank } }
-        var fused = linePlan.lines.indices.compactMap { index -> PlacedLine? in
+        let fusedLines = linePlan.lines.indices.map { index in
             LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
                              lineReading: second[index], plan: plan, policy: policy)
-                .map { PlacedLine(line: $0, pageReaderPlace: place(assignment.byLine[index])) }
+        }
+        var fused = fusedLines.indices.compactMap { index -> PlacedLine? in
+            fusedLines[index].map { PlacedLine(line: $0, pageReaderPlace: place(assignment.byLine[index])) }
+        }
+        // The triage's evidence: lines nothing covers, and how far the readers differ where both read.
+        let unread = fusedLines.count { $0?.words.isEmpty ?? true }
+        var differing = 0.0, compared = 0
+        for index in actions.indices where actions[index] == .readAlso && !assignment.byLine[index].isEmpty {
+            guard let reading = second[index], !reading.words.isEmpty else { continue }
+            let mine = assignment.byLine[index].map(\.text).joined(separator: " ")
+            let theirs = reading.words.map(\.text).joined(separator: " ")
+            let length = max(mine.count, theirs.count)
+            differing += Triage.difference(mine, theirs) * Double(length)
+            compared += length
         }
         // Words the detector saw no line under stay when the page reader is sure of them: the
         // detector misses some text Tesseract reads (a large heading, a lone figure in a table
@@ -65,6 +83,8 @@ public enum PlanExecution {
         for rule in actions.map(\.rule) + outsideRules + [order.rule] where !rules.contains(rule) {
             rules.append(rule)
         }
-        return PlannedReading(text: order.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules)
+        return PlannedReading(text: order.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules,
+                              unreadLines: fusedLines.isEmpty ? nil : Double(unread) / Double(fusedLines.count),
+                              disagreement: compared == 0 ? nil : differing / Double(compared))
     }
 }
