@@ -164,7 +164,7 @@ struct ReviewTests {
     }
 
     /// A photo Tesseract finds a handful of garbage words on is not a page of low confidence;
-    /// the same words on a page without faces, filling it, would be.
+    /// thirty such words filling a page without faces would be.
     @Test func aPhotoWithAFewGarbageWordsIsNotOfLowConfidence() async throws {
         var settings = AnnotationSettings()
         settings.detectFaces = true
@@ -178,7 +178,9 @@ struct ReviewTests {
         #expect(triaged.lowConfidence == false && triaged.suspect == false, "\(triaged)")
         var page = garbled
         page.faces = []
-        page.words = page.words.map { var word = $0; word.box = PixelRect(x: 0, y: 0, width: page.width / 2, height: page.height / 2); return word }
+        page.words = (0..<30).map { index in
+            PageReport.Word(text: "iF", confidence: 30, box: PixelRect(x: 0, y: 15 * index, width: page.width, height: 14), line: 0)
+        }
         #expect(Triage.triaged(page).review?.lowConfidence == true)
     }
 }

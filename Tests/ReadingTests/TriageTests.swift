@@ -51,10 +51,12 @@ import Testing
         #expect(Triage.verdict(TriageEvidence(words: 4, meanConfidence: 35, wordArea: 0.005), policy: policy).reasons.isEmpty)
         // A photo of a sign, its words covering much of it, is read as text: unsure words count.
         var sign = photo
-        sign.wordArea = 0.2
+        (sign.words, sign.wordArea) = (60, 0.2)
         #expect(Triage.verdict(sign, policy: policy).reasons == [.unsureWords])
         // So do a few unsure words filling a page without faces (a chart's labels).
-        #expect(Triage.verdict(TriageEvidence(words: 12, meanConfidence: 38, wordArea: 0.03), policy: policy).reasons == [.unsureWords])
+        #expect(Triage.verdict(TriageEvidence(words: 30, meanConfidence: 38, wordArea: 0.03), policy: policy).reasons == [.unsureWords])
+        // The detector's lines in a photo's texture that no reader reads are not missing text.
+        #expect(Triage.verdict(TriageEvidence(unreadLines: 1, words: 0, meanConfidence: nil, faces: 2), policy: policy).reasons.isEmpty)
     }
 
     @Test func aPageOfTextWithUnsureWordsIsOfLowConfidenceNotSuspect() {

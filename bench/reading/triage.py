@@ -27,8 +27,8 @@ MODES = ("fast", "accurate")
 RECALL = 0.8   # under this word recall a reader must look at the page: words are missing or wrong
 
 # The policy as built (Sources/Reading/Triage/Triage.swift, TriagePolicy).
-POLICY = {"textInk": 0.12, "textInkArea": 0.0015, "unreadLines": 0.10, "disagreement": 0.35,
-          "lowConfidence": 70.0, "photoWords": 20, "photoWordArea": 0.02}
+POLICY = {"textInk": 0.16, "textInkArea": 0.0015, "unreadLines": 0.10, "disagreement": 0.35,
+          "lowConfidence": 85.0, "photoWords": 10, "photoWordArea": 0.02}
 
 
 def pages():
@@ -94,13 +94,13 @@ def evidence(page):
 def verdict(e, p):
     """Triage.verdict, mirrored: the reasons for evidence `e` under policy `p`."""
     reasons = []
-    if e["unreadLines"] is not None and e["unreadLines"] >= p["unreadLines"]:
+    stray = e["words"] < p["photoWords"] or (e["faces"] > 0 and e["wordArea"] < p["photoWordArea"])
+    if e["unreadLines"] is not None and e["unreadLines"] >= p["unreadLines"] and not stray:
         reasons.append("unread-lines")
     if e["textInk"] >= p["textInk"] and e["textInkArea"] >= p["textInkArea"]:
         reasons.append("ink-without-words")
     if e["disagreement"] is not None and e["disagreement"] >= p["disagreement"]:
         reasons.append("readers-disagree")
-    stray = (e["faces"] > 0 or e["words"] < p["photoWords"]) and e["wordArea"] < p["photoWordArea"]
     if e["mean"] is not None and e["mean"] < p["lowConfidence"] and not stray:
         reasons.append("unsure-words")
     return reasons
