@@ -18,7 +18,7 @@ public struct DetectedBox: Sendable, Equatable {
 
 /// DB post-processing (PaddleOCR's `DBPostProcess` as RapidOCR 3.10.0 configures it): the
 /// probability map thresholded and dilated, each region's minimum-area rectangle scored and
-/// grown ("unclipped"), mapped to the page and ordered in reading order.
+/// grown ("unclipped", `RoundOffset`), mapped to the page and ordered in reading order.
 public enum BoxFinder {
     /// The boxes in `map` (`1 x H x W` probabilities, the detector's output for `plan.input`),
     /// in the page's pixels, top to bottom and left to right.
