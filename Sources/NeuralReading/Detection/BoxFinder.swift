@@ -18,7 +18,7 @@ public struct DetectedBox: Sendable, Equatable {
 
 /// DB post-processing (PaddleOCR's `DBPostProcess` as RapidOCR 3.10.0 configures it): the
 /// probability map thresholded and dilated, each region's minimum-area rectangle scored and
-/// grown ("unclipped"), mapped to the page and ordered in reading order.
+/// grown ("unclipped", `RoundOffset`), mapped to the page and ordered in reading order.
 public enum BoxFinder {
     /// The boxes in `map` (`1 x H x W` probabilities, the detector's output for `plan.input`),
     /// in the page's pixels, top to bottom and left to right.
@@ -34,11 +34,14 @@ public enum BoxFinder {
                 guard let rectangle = RotatedRectangle(around: outline), rectangle.shorterSide >= policy.smallestSide else { continue }
                 let score = meanProbability(inside: rectangle.corners, of: probabilities, width: width, height: height)
                 guard score >= policy.boxThreshold else { continue }
-                let corners = rectangle.corners
+                // OpenCV gives the corners in single precision; the unclip distance is computed
+                // from them in double (shapely), the outline grown in whole pixels (Clipper).
+                let corners = rectangle.corners.map { SIMD2(Double(Float($0.x)), Double(Float($0.y))) }
                 let area = abs(zip(corners, corners.dropFirst() + [corners[0]]).map { $0.x * $1.y - $1.x * $0.y }.reduce(0, +)) / 2
                 let perimeter = zip(corners, corners.dropFirst() + [corners[0]]).map { ($1 - $0).length }.reduce(0, +)
-                let grown = rectangle.grown(by: area * policy.unclipRatio / perimeter)
-                guard grown.shorterSide >= policy.smallestGrownSide else { continue }
+                guard perimeter > 0,
+                      let grown = RotatedRectangle(around: RoundOffset.grown(corners, by: area * policy.unclipRatio / perimeter)),
+                      grown.shorterSide >= policy.smallestGrownSide else { continue }
                 // To the padded image's pixels, rounded (half to even) and clipped, in float as NumPy.
                 func scaled(_ value: Double, _ from: Int, _ to: Int) -> Double {
                     let v = (Float(value) / Float(from) * Float(to)).rounded(.toNearestOrEven)

@@ -52,17 +52,6 @@ struct RotatedRectangle: Equatable {
         self.corners = corners
     }
 
-    /// The rectangle grown by `distance` on every side.
-    func grown(by distance: Double) -> RotatedRectangle {
-        let (a, b) = sides
-        guard a > 0, b > 0 else { return self }
-        let u = (corners[1] - corners[0]) / a, v = (corners[3] - corners[0]) / b
-        return RotatedRectangle(corners: [
-            corners[0] - distance * u - distance * v, corners[1] + distance * u - distance * v,
-            corners[2] + distance * u + distance * v, corners[3] - distance * u + distance * v,
-        ])
-    }
-
     /// The convex hull of integer points (Andrew's monotone chain), without collinear points.
     static func convexHull(_ points: [SIMD2<Int>]) -> [SIMD2<Int>] {
         var sorted = points.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
