@@ -257,7 +257,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft", "GlossReading"],
+            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft", "GlossReading",
+                           "GlossServe", "GlossHTTP"],
             swiftSettings: swiftSettings
         ),
     ]

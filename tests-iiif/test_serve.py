@@ -4,7 +4,8 @@
 Annotates two fixtures, serves the batch on a free port of 127.0.0.1 and checks: the report's
 files are served as they are, with CORS headers; `..`, an absolute path and a symbolic link
 out of the batch are refused; it listens on 127.0.0.1 only; a write without the token is
-refused and `--read-only` has no write route; the served manifest validates with iiif-prezi3
+refused and `--read-only` has no write route; a correction is applied against the version it
+was made on (the page's files and the index change) and a stale one is refused with 412; the served manifest validates with iiif-prezi3
 (validate.py's checks, on the documents as served); a Content Search response has the shape
 the Content Search 2.0 specification gives it, and its hits are the words' boxes in the
 canvas's pixels; autocomplete answers a TermPage. The last line is "N passed, N failed".
@@ -150,6 +151,42 @@ def search_shape(page, url):
     return problems
 
 
+def corrections(served, batch, pages):
+    """A correction over loopback: the page loaded with its version, corrected, the files and the
+    index changed; a second tab at the old version refused with the version to load."""
+    status, _, data = served.request("GET", "/api/status")
+    check("/api/status says the server takes corrections", status == 200 and json.loads(data) == {"writable": True},
+          "%d %r" % (status, data))
+    entry = next(page for page in pages if page["source"].endswith("sans.png"))
+    status, headers, data = served.request("GET", "/api/pages/" + entry["id"])
+    loaded = json.loads(data) if status == 200 else {}
+    version = loaded.get("version", "")
+    check("/api/pages/ID gives the page's JSON and its version as ETag",
+          status == 200 and headers.get("etag") == '"%s"' % version
+          and loaded["report"] == json.loads((batch / entry["outputs"]["json"]).read_text()), "%d %r" % (status, data[:200]))
+    word = loaded["report"]["words"][1]
+    fix = {"page": entry["id"], "kind": "retype", "word": 1, "old": [{"text": word["text"], "box": word["box"]}],
+           "new": [{"text": "Zanzibar", "box": word["box"]}], "by": "Ana", "at": "2026-12-05T12:00:00Z"}
+    body = json.dumps({"corrections": [fix]}).encode()
+    write = {"Authorization": "Bearer " + served.token, "Content-Type": "application/json"}
+    status, _, data = served.request("POST", "/api/corrections", write, body)
+    check("a correction without If-Match is refused (428)", status == 428, "%d %r" % (status, data))
+    status, headers, data = served.request("POST", "/api/corrections", dict(write, **{"If-Match": '"%s"' % version}), body)
+    answer = json.loads(data) if status == 200 else {}
+    check("a correction with its version is applied, with the new version as ETag",
+          status == 200 and answer.get("version") not in (None, version) and headers.get("etag") == '"%s"' % answer["version"]
+          and headers.get("access-control-allow-origin") is None, "%d %r" % (status, data[:200]))
+    alto = (batch / entry["outputs"]["alto"]).read_text()
+    check("the corrected word is in the page's files", "Zanzibar" in alto and word["text"] not in alto.split('CONTENT="'))
+    found = subprocess.run([served.process.args[0], "search", str(batch), "Zanzibar"], capture_output=True, text=True)
+    check("gloss search finds the corrected word", found.returncode == 0 and "Zanzibar" in found.stdout, found.stderr)
+    status, _, data = served.request("POST", "/api/corrections", dict(write, **{"If-Match": '"%s"' % version}), body)
+    check("a second tab at the old version gets 412 and the version to load",
+          status == 412 and json.loads(data).get("version") == answer.get("version"), "%d %r" % (status, data[:200]))
+    journal = (batch / "gloss.corrections").read_text().splitlines()
+    check("the journal holds the one correction applied", len(journal) == 1 and "Zanzibar" in journal[0], repr(journal))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gloss", required=True)
@@ -198,9 +235,11 @@ def main():
         check("refuses a write without the token", status == 401, "%d %r" % (status, data))
         status, _, data = served.request("POST", "/api/corrections", {"Authorization": "Bearer " + "0" * 32}, b"{}")
         check("refuses a write with a wrong token", status == 401, "%d %r" % (status, data))
-        status, _, data = served.request("POST", "/api/corrections", {"Authorization": "Bearer " + served.token}, b"{}")
-        check("a write with the token reaches the routes (none yet)", status == 404 and b"no write route" in data,
+        status, _, data = served.request("POST", "/api/corrections", {"Authorization": "Bearer " + served.token,
+                                                                      "If-Match": "*"}, b"{}")
+        check("a write with the token reaches the corrections route", status == 400 and b"corrections" in data,
               "%d %r" % (status, data))
+        corrections(served, batch, pages)
         # Announced larger than the limit: answered before the body is sent.
         status, _, data = served.request("POST", "/api/corrections", {"Authorization": "Bearer " + served.token,
                                                                       "Content-Length": str(2 << 20)})
@@ -266,6 +305,8 @@ def main():
         check("--read-only prints no token", read_only.token is None, read_only.url)
         status, _, data = read_only.request("POST", "/api/corrections", {"Authorization": "Bearer x"}, b"{}")
         check("--read-only has no write route", status == 405 and b"read-only" in data, "%d %r" % (status, data))
+        status, _, data = read_only.request("GET", "/api/status")
+        check("--read-only says it takes no corrections", status == 200 and json.loads(data) == {"writable": False})
         holder = subprocess.Popen([arguments.gloss, "serve", str(batch), "--port", "0"], stderr=subprocess.PIPE, text=True)
         line = holder.stderr.readline()
         # A writer serve beside a read-only one is allowed: only writers take the lock.

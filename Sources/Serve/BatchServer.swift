@@ -9,9 +9,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// A route that changes the batch (a correction, a page marked reviewed). None is built in
-/// yet: the corrections journal registers its routes here. A write route is reached only on a
-/// server that is not `--read-only`, with the token, while `serve` holds the batch's lock.
+/// A route that changes the batch (`CorrectionRoute`: a correction, a page marked reviewed).
+/// A write route is reached only on a server that is not `--read-only`, with the token, while
+/// `serve` holds the batch's lock.
 public protocol WriteRoute: Sendable {
     /// The path it answers, exactly (`/api/corrections`).
     var path: String { get }
@@ -106,6 +106,12 @@ public struct BatchServer: HTTPHandler {
             case .failure(let refusal): .error(refusal.status, refusal.reason)
             }
         }
+        if request.path == CorrectionReads.statusPath {
+            return CorrectionReads.status(writable: writeRoutes.contains { $0.path == CorrectionRoute.routePath })
+        }
+        if request.path.hasPrefix(CorrectionReads.pagesPrefix) {
+            return CorrectionReads.page(request.path, in: files.root)
+        }
         let isIIIF = request.path.hasPrefix("/" + IIIFPresentation.folder + "/")
         guard isIIIF else { return files.response(for: request.path) }
         guard let base = base(for: request) else {
@@ -189,31 +195,31 @@ final class IIIFDocuments: Sendable {
     }
 }
 
-/// A batch being served: the folder's lock (unless read-only), the token, and the running
-/// daemon, all released together when this value goes.
+/// A batch being served: the batch opened for corrections (its lock; none when read-only), the
+/// token, and the running daemon, all released together when this value goes.
 public final class ServedBatch {
     public let server: HTTPServer
     public let handler: BatchServer
-    private let lock: FolderLock?
+    private let batch: CorrectableBatch?
 
-    /// Serves `folder` with `options`. Unless `readOnly`, takes the folder's lock first, so that
-    /// no `annotate` or `merge` writes the folder while writes may come (`ServeLockError` when
-    /// one holds it), and makes a token for them.
-    public init(folder: String, options: HTTPServerOptions, publicURL: String?, readOnly: Bool,
-                writeRoutes: [any WriteRoute] = []) async throws {
+    /// Serves `folder` with `options`. Unless `readOnly`, opens it for corrections first, which
+    /// takes the folder's lock, so that no `annotate` or `merge` writes the folder while
+    /// corrections may come (`ServeLockError` when one holds it), and makes a token for them.
+    public init(folder: String, options: HTTPServerOptions, publicURL: String?, readOnly: Bool) async throws {
         guard FileManager.default.fileExists(atPath: folder + "/" + "gloss.sqlite") else {
             throw ServeError(folder: folder, reason: "no gloss.sqlite here: is it a batch that gloss annotate wrote?")
         }
         if readOnly {
-            lock = nil
+            batch = nil
         } else {
             do {
-                lock = try await FolderLock.acquire(folder)
+                batch = try await CorrectableBatch.open(folder)
             } catch let error as FolderLockError {
                 throw ServeLockError(folder: folder, holder: error.holder)
             }
         }
-        handler = try BatchServer(folder: folder, publicURL: publicURL, token: readOnly ? nil : .random(), writeRoutes: writeRoutes)
+        handler = try BatchServer(folder: folder, publicURL: publicURL, token: readOnly ? nil : .random(),
+                                  writeRoutes: batch.map { [CorrectionRoute(batch: $0)] } ?? [])
         server = try HTTPServer(options: options, handler: handler)
     }
 

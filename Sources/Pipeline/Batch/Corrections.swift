@@ -37,6 +37,13 @@ public final class CorrectableBatch: Sendable {
         return (state.report, state.version)
     }
 
+    /// The page's JSON file as it stands, its bytes and their version, read without the lock:
+    /// files are replaced whole, so a reader sees one version or the next (a served `GET`).
+    public static func pageJSON(_ id: String, in folder: String) throws(CorrectionError) -> (bytes: [UInt8], version: String) {
+        let state = try PageState(id: id, layout: OutputLayout(folder: folder))
+        return (state.bytes, state.version)
+    }
+
     /// Runs `body` alone among this batch's corrections, while the batch's lock is held.
     fileprivate func serially<T: Sendable>(_ body: () throws(CorrectionError) -> T) throws(CorrectionError) -> T {
         try serial.withLock { (_: inout ()) throws(CorrectionError) -> T in
@@ -136,6 +143,8 @@ private struct PageState {
     var manifest: BatchManifest
     let entryIndex: Int
     var report: PageReport
+    /// The JSON file's bytes as read, and their version.
+    let bytes: [UInt8]
     let version: String
 
     var entry: ManifestEntry { manifest.pages[entryIndex] }
@@ -157,7 +166,8 @@ private struct PageState {
             throw .file(path: path, cause: "does not read as a page: \(error)")
         }
         guard report.status == .ok else { throw .malformed(page: id, reason: "the page was not read (\(report.status.rawValue))") }
-        version = Self.version(of: Array(bytes))
+        self.bytes = Array(bytes)
+        version = Self.version(of: self.bytes)
     }
 
     static func version(of bytes: [UInt8]) -> String { String(SHA256.hex(of: bytes).prefix(16)) }
