@@ -106,6 +106,7 @@ bench: build
 	bench/images.sh
 	bench/ocr-quality.sh
 	bench/serve.sh
+	/usr/bin/python3 bench/serve_corrections.py --gloss "$(BIN)/gloss"
 
 # The cascade against OpenCV; then YuNet against upstream's C++ (when built: YUNET_REFERENCE_BUILD)
 # and OpenCV's Haar, and its F1 on annotated photos (FACE_DATA, see bench/faces/README.md); the
