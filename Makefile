@@ -64,6 +64,7 @@ test:
 	/usr/bin/python3 tests-browser/test_index_view.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/test_page_review.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/test_preparation_panel.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
+	/usr/bin/python3 tests-browser/test_proofreading.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
 	$(VENV)/bin/python3 tests-pdf/check_pdfa.py --gloss "$(BIN)/gloss" --artifacts .build/pdf-test

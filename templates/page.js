@@ -1089,6 +1089,8 @@
         var then = afterName;
         afterName = null;
         if (then && reviewer()) then();
+        else if (lastWord) land(lastWord);
+        else reviewerInput.blur();
       });
     }
     if (!served) {
