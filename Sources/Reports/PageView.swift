@@ -369,7 +369,8 @@ public struct PageView {
 }
 
 /// The Content-Security-Policy of every report page: scripts, styles and images only from the
-/// report's own files (no inline code or handlers, nothing remote), nothing else at all.
+/// report's own files (no inline code or handlers, nothing remote), requests only to the
+/// report's own origin (the page view's corrections under `gloss serve`), nothing else at all.
 enum ContentPolicy {
-    static let meta = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
+    static let meta = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'"
 }
