@@ -128,7 +128,8 @@
       var word = wordOf(event.target);
       if (!word) return;
       if (editing && !event.altKey && !event.ctrlKey && !event.metaKey) {
-        var action = { Enter: openEditor, F2: openEditor, Delete: deleteWord, Backspace: deleteWord, j: joinWord }[event.key];
+        var action = { Enter: adding ? addAfter : openEditor, F2: openEditor, Delete: deleteWord, Backspace: deleteWord,
+          j: joinWord }[event.key];
         if (action) {
           event.preventDefault();
           event.stopPropagation();
@@ -1058,7 +1059,20 @@
     adding = on && editing;
     if (addButton) addButton.setAttribute("aria-pressed", String(adding));
     if (svg) svg.classList.toggle("adding", adding);
-    if (adding) say("Drag over the page where the word is, then type it.");
+    if (adding) say("Drag over the page where the word is, or press Enter to add it after the focused word; then type it.");
+  }
+
+  // From the keyboard, in add mode: a box as large as the focused word, just after it.
+  function addAfter(word) {
+    var box = boxOf(word.rect);
+    box.x = Math.max(0, Math.min(box.x + box.width + Math.round(box.height * 0.3), pageWidth - box.width));
+    var shape = document.createElementNS(svgNS, "rect");
+    shape.setAttribute("class", "drawn");
+    ["x", "y", "width", "height"].forEach(function (name) { shape.setAttribute(name, String(box[name])); });
+    svg.appendChild(shape);
+    setAdding(false);
+    openEditor(null, { rect: shape, box: box });
+    if (!editor && !afterName) shape.remove();
   }
 
   // Drawing a missed word's box: in add mode, or with Shift or Alt held.

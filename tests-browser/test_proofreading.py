@@ -281,20 +281,27 @@ def main():
         editor = driver.find_element(By.CSS_SELECTOR, ".word-editor")
         editor.send_keys("Addendum", Keys.ENTER)
         check("Addendum" in [word_text(k) for k in range(60)], "a drawn box takes the typed word")
+        # From the keyboard: a, then Enter on the focused word adds one after it.
+        click_word(0)
+        driver.find_element(By.CSS_SELECTOR, ".word-editor").send_keys(Keys.ESCAPE)
+        keys("a")
+        keys(Keys.ENTER)
+        driver.find_element(By.CSS_SELECTOR, ".word-editor").send_keys("Typed", Keys.ENTER)
+        check(word_text(1) == "Typed", "a and Enter add a word after the focused one: %r" % word_text(1))
         driver.find_element(By.ID, "mark-reviewed").click()
         check("Reviewed by Ana" in js("return document.getElementById('reviewed').textContent"), "the page shows it is reviewed")
         stored = kept()
-        check(len(stored) == 1 and len(stored[0]["corrections"]) == 7, "seven corrections kept in the browser: %r" % stored)
+        check(len(stored) == 1 and len(stored[0]["corrections"]) == 8, "eight corrections kept in the browser: %r" % stored)
         kinds = [c["kind"] for c in stored[0]["corrections"]]
-        check(kinds == ["retype", "retype", "join", "split", "delete", "add", "review"], "kinds in order: %r" % kinds)
+        check(kinds == ["retype", "retype", "join", "split", "delete", "add", "add", "review"], "kinds in order: %r" % kinds)
         retype = stored[0]["corrections"][1]
         check(retype["old"] == [{"text": "quick", "box": before["words"][1]["box"]}] and retype["word"] == 1
               and retype["new"][0]["box"] == before["words"][1]["box"] and retype["by"] == "Ana"
               and re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", retype["at"]), "a retype as docs/corrections.md has it: %r" % retype)
         # Reloaded before saving: the corrections are shown again from the browser.
         load(driver, page_url)
-        check(word_text(1) == NEW and "corrected" in driver.find_element(By.ID, "w1").get_attribute("class"),
-              "kept corrections show again after a reload")
+        check(word_text(2) == NEW and "corrected" in driver.find_element(By.ID, "w2").get_attribute("class")
+              and word_text(1) == "Typed", "kept corrections show again after a reload")
         check("not yet saved" in status(), "the page says corrections are not saved yet: %r" % status())
 
     def save_and_apply():
@@ -307,7 +314,7 @@ def main():
         exported = json.load(open(path))
         check(exported["versions"] == {entry["id"]: js("return document.body.getAttribute('data-version')")},
               "the export carries the page's version: %r" % exported.get("versions"))
-        check(len(exported["corrections"]) == 7, "the export holds the seven corrections")
+        check(len(exported["corrections"]) == 8, "the export holds the eight corrections")
         shutil.copy(path, os.path.join(work, "offline-corrections.json"))
         # From the folder the batch was read in: the page names its input by that relative path.
         result = run_gloss(args.gloss, "correct", offline, path, cwd=work)
@@ -315,12 +322,15 @@ def main():
         after = page_json(offline, entry)
         words = texts(after)
         check(NEW in words and "quick" not in words and "overthe" in words and "har" in words and "bour" in words
-              and "dawn" not in words and "Addendum" in words, "the page JSON holds the corrections: %r" % words)
-        check(after["words"][1]["corrected"] is True and after["words"][1]["confidence"] == 100
-              and after["words"][1]["correctedBy"] == "Ana", "the word is marked corrected: %r" % after["words"][1])
+              and "dawn" not in words and "Addendum" in words and "Typed" in words, "the page JSON holds the corrections: %r" % words)
+        at = words.index(NEW)
+        check(after["words"][at]["corrected"] is True and after["words"][at]["confidence"] == 100
+              and after["words"][at]["correctedBy"] == "Ana", "the word is marked corrected: %r" % after["words"][at])
         check(after.get("reviewed", {}).get("by") == "Ana", "the page is marked reviewed")
+        shown = js("return Array.prototype.map.call(document.querySelectorAll('#page-text .w'), function (s) { return s.textContent; })")
+        check(shown == words, "the browser showed the words in the order gloss correct gives them:\n%r\n%r" % (shown, words))
         load(driver, page_url)
-        check(word_text(1) == NEW and "corrected" in driver.find_element(By.ID, "w1").get_attribute("class"),
+        check(word_text(at) == NEW and "corrected" in driver.find_element(By.ID, "w%d" % at).get_attribute("class"),
               "the page loaded again shows the correction from its files")
         check(kept() == [], "saved corrections are dropped once the page is at a new version")
         check(js("return document.body.getAttribute('data-version')") != exported["versions"][entry["id"]],
