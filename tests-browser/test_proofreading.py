@@ -358,8 +358,12 @@ def main():
             server = StandIn(args.gloss, served_folder, work)
         try:
             page = server.base + served_entry["outputs"]["html"]
+            # The start-up address is the index's: the token it carries reaches the page views.
+            load(driver, server.base + "index.html")
             js("localStorage.clear()")
-            load(driver, page + "?token=" + urllib.parse.quote(server.token))
+            load(driver, server.base + "?token=" + urllib.parse.quote(server.token))
+            check("token=" not in driver.current_url, "the token is taken out of the address bar")
+            load(driver, page)
             time.sleep(0.3)
             check(js("return !document.getElementById('proof').hidden"), "the proofreading actions are shown when served")
             set_name("Ana")
