@@ -74,7 +74,9 @@ def search_hits(gloss, folder, query):
 
 
 class Served:
-    """`gloss serve DIR` on a free port, and its start-up URL (with the token)."""
+    """`gloss serve DIR` on a free port, and its start-up URL (with the token). Like
+    tests-iiif/test_serve.py's, which cannot be imported here: its module needs the venv's
+    iiif_prezi3, and the browser tests run on the system's Python with its Selenium."""
 
     def __init__(self, gloss, folder):
         self.process = subprocess.Popen([os.path.abspath(gloss), "serve", folder, "--port", "0"],
