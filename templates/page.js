@@ -1124,6 +1124,16 @@
       if (saveButton) saveButton.addEventListener("click", saveCorrections);
     } else {
       say("Changes are saved to the batch as you make them.");
+      // A view older than its page (kept by the browser, or the page corrected meanwhile) is
+      // said at once, before a change is refused.
+      fetch(api("pages/" + encodeURIComponent(pageId)), { cache: "no-store" }).then(function (response) {
+        return response.ok ? response.json() : null;
+      }).then(function (current) {
+        if (current && current.version && current.version !== version) {
+          blocked = true;
+          say("This page was changed elsewhere since this view was made: load the page again before correcting it.", "conflict");
+        }
+      }, function () { /* the first change will tell */ });
     }
     onClick("edit-word", function () { if (lastWord) openEditor(lastWord); });
     onClick("delete-word", function () { deleteWord(lastWord); });

@@ -137,8 +137,14 @@ class StandIn:
                 self.wfile.write(data)
 
             def do_GET(self):
-                if self.path.split("?")[0] == "/api/status":
+                route = self.path.split("?")[0]
+                if route == "/api/status":
                     return self.answer(200, {"writable": True})
+                if route.startswith("/api/pages/"):
+                    json_path = os.path.join(folder, "pages", urllib.parse.unquote(route[len("/api/pages/"):]) + ".json")
+                    data = open(json_path, "rb").read()
+                    return self.answer(200, {"page": route[len("/api/pages/"):], "version": hashlib.sha256(data).hexdigest()[:16],
+                                             "report": json.loads(data)})
                 return super().do_GET()
 
             def do_POST(self):
@@ -353,6 +359,7 @@ def main():
 
     def served_edits():
         served_folder, served_entry = annotate(args.gloss, work, "served")
+        unchanged_view = open(os.path.join(served_folder, served_entry["outputs"]["html"]), "rb").read()
         server = Served(args.gloss, served_folder)
         if not server.writable():
             server.stop()
@@ -393,6 +400,13 @@ def main():
                 time.sleep(0.1)
             check("changed elsewhere" in status(), "a stale tab gets the conflict message: %r" % status())
             check("Brownish" not in texts(page_json(served_folder, served_entry)), "the stale edit is not written")
+            # A view written before the page changed says so as it opens.
+            stale_copy = os.path.join(served_folder, "pages", "stale-copy.html")
+            open(stale_copy, "wb").write(unchanged_view)
+            load(driver, server.base + "pages/stale-copy.html")
+            time.sleep(0.5)
+            check("changed elsewhere" in status(), "a view older than its page says so when it opens: %r" % status())
+            os.remove(stale_copy)
             driver.close()
             driver.switch_to.window(first_tab)
         finally:
