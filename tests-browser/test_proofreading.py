@@ -182,6 +182,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gloss", default=os.path.join(ROOT, ".build/release/gloss"))
     parser.add_argument("--artifacts", default=os.path.join(ROOT, ".build/browser-test"))
+    parser.add_argument("--screenshots", help="write docs/proofreading.md's picture here (proofreading.png)")
     args = parser.parse_args()
 
     chromium, driver_path = viewer.browser_tools()
@@ -225,6 +226,17 @@ def main():
         editor = driver.find_element(By.CSS_SELECTOR, ".word-editor")
         editor.send_keys(Keys.CONTROL, "a")
         editor.send_keys(text, Keys.ENTER)
+
+    def picture(target):
+        """The page view as a reviewer sees it mid-correction, small, for the docs."""
+        from PIL import Image
+        raw = os.path.join(args.artifacts, "proofreading-raw.png")
+        driver.save_screenshot(raw)
+        image = Image.open(raw).convert("RGB")
+        image = image.resize((int(image.width * 0.6), int(image.height * 0.6)), Image.LANCZOS)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        image.quantize(colors=128, method=Image.MEDIANCUT, dither=Image.NONE).save(target, optimize=True)
+        print("     wrote %s (%d KB)" % (target, os.path.getsize(target) // 1024))
 
     def kept():
         return js("var out = []; for (var k = 0; k < localStorage.length; k++) {"
@@ -281,6 +293,12 @@ def main():
         driver.find_element(By.CSS_SELECTOR, ".word-editor").send_keys(Keys.ESCAPE)
         keys(Keys.DELETE)
         check("dawn" not in [word_text(k) for k in range(50)], "Delete deletes the focused word")
+        if args.screenshots:
+            js("var s = document.getElementById('min-confidence'); s.value = 96.3; s.dispatchEvent(new Event('input'));")
+            keys("]")
+            keys(Keys.ENTER)
+            picture(os.path.join(args.screenshots, "proofreading.png"))
+            driver.find_element(By.CSS_SELECTOR, ".word-editor").send_keys(Keys.ESCAPE)
         # Add a word: Shift-drag a box on the empty bottom right of the page, type it.
         svg = driver.find_element(By.ID, "page-svg")
         size = svg.size
