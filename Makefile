@@ -64,6 +64,7 @@ test:
 	/usr/bin/python3 tests-browser/test_index_view.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/test_page_review.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/test_preparation_panel.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
+	/usr/bin/python3 tests-browser/test_proofreading.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test
 	/usr/bin/python3 tests-browser/search_conformance.py
 	$(VENV)/bin/python3 tests-iiif/validate.py --gloss "$(BIN)/gloss" --artifacts .build/iiif-test
 	$(VENV)/bin/python3 tests-pdf/check_pdfa.py --gloss "$(BIN)/gloss" --artifacts .build/pdf-test
@@ -83,9 +84,11 @@ test-image:
 	$(if $(GLOSS),,$(SWIFT) build -c release --product gloss $(STRICT))
 	GLOSS="$(or $(GLOSS),$(BIN)/gloss)" tests-image/run.sh
 
-# The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png).
+# The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png), and
+# docs/proofreading.md's (proofreading.png).
 screenshots: build
 	/usr/bin/python3 tests-browser/test_page_review.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test --screenshots docs/screenshots
+	/usr/bin/python3 tests-browser/test_proofreading.py --gloss "$(BIN)/gloss" --artifacts .build/browser-test --screenshots docs/screenshots
 
 # The suite under ThreadSanitizer and AddressSanitizer, then a leak check of Gloss's own C
 # handles (sanitize/run.sh; see sanitize/README.md). Each sanitizer builds in a scratch path of

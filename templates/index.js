@@ -36,6 +36,16 @@
 (function () {
   "use strict";
 
+  // Under `gloss serve`, the start-up address carries the write token (?token=...): it is kept
+  // for this origin, so the page views opened from here can save corrections (page.js), and
+  // taken out of the address bar.
+  if (location.protocol !== "file:" && /[?&]token=/.test(location.search)) {
+    try {
+      localStorage.setItem("gloss.token", new URLSearchParams(location.search).get("token") || "");
+      history.replaceState(null, "", location.pathname + location.hash);
+    } catch (error) { /* no storage: the page views ask for nothing more */ }
+  }
+
   var input = document.getElementById("search");
   var status = document.getElementById("search-status");
   var results = document.getElementById("results");

@@ -1,6 +1,6 @@
-// Gloss page view: layers, tooltips, review of low-confidence words, faces, find, zoom and
-// pan, a selectable text layer over the scan, text linked to boxes, keyboard navigation, the
-// phone's menu and sheet. Plain script, no dependencies; reads everything from the page's markup.
+// Gloss page view: layers, tooltips, review of low-confidence words, proofreading, faces, find,
+// zoom and pan, a selectable text layer over the scan, text linked to boxes, keyboard
+// navigation, the phone's menu and sheet. Plain script, no dependencies; reads everything from the page's markup.
 (function () {
   "use strict";
 
@@ -108,16 +108,35 @@
     svg.addEventListener("focusin", function (event) {
       var target = tipTarget(event.target);
       if (target) showTip(target);
+      var word = wordOf(event.target);
+      if (word) lastWord = word;
     });
     svg.addEventListener("focusout", hideTip);
     svg.addEventListener("click", function (event) {
       var word = wordOf(event.target);
       var selection = window.getSelection();
-      if (word && word.span && !moved && (!selection || selection.isCollapsed)) word.span.scrollIntoView({ block: "nearest" });
+      if (!word || moved || (selection && !selection.isCollapsed)) return;
+      if (editing) {
+        // Retyped where it is: nothing scrolls under the pointer.
+        focusWord(word, true);
+        openEditor(word);
+      } else if (word.span) {
+        word.span.scrollIntoView({ block: "nearest" });
+      }
     });
     svg.addEventListener("keydown", function (event) {
       var word = wordOf(event.target);
       if (!word) return;
+      if (editing && !event.altKey && !event.ctrlKey && !event.metaKey) {
+        var action = { Enter: adding ? addAfter : openEditor, F2: openEditor, Delete: deleteWord, Backspace: deleteWord,
+          j: joinWord }[event.key];
+        if (action) {
+          event.preventDefault();
+          event.stopPropagation();
+          action(word);
+          return;
+        }
+      }
       var step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
       if (!step) return;
       event.preventDefault();
@@ -127,11 +146,13 @@
     });
   }
 
-  function focusWord(word) {
+  // `still`: focused where it is, without scrolling (a word clicked or just corrected).
+  function focusWord(word, still) {
     words.forEach(function (other) { other.rect.setAttribute("tabindex", "-1"); });
     word.rect.setAttribute("tabindex", "0");
     word.rect.focus({ preventScroll: true });
-    reveal(word);
+    lastWord = word;
+    if (!still) reveal(word);
   }
 
   var text = document.getElementById("page-text");
@@ -203,10 +224,21 @@
   if (slider) slider.addEventListener("input", applyConfidence);
   applyConfidence();
 
+  // Steps from the word last focused, so that after a word is corrected (and is no longer
+  // flagged) the next step goes on from where it was.
   function review(direction) {
     if (!flagged.length) return;
-    reviewAt = reviewAt < 0 ? (direction > 0 ? 0 : flagged.length - 1)
-      : (reviewAt + direction + flagged.length) % flagged.length;
+    var from = lastWord ? words.indexOf(lastWord) : -1;
+    if (from < 0) {
+      reviewAt = direction > 0 ? 0 : flagged.length - 1;
+    } else if (direction > 0) {
+      reviewAt = flagged.findIndex(function (word) { return words.indexOf(word) > from; });
+      if (reviewAt < 0) reviewAt = 0;
+    } else {
+      reviewAt = -1;
+      flagged.forEach(function (word, k) { if (words.indexOf(word) < from) reviewAt = k; });
+      if (reviewAt < 0) reviewAt = flagged.length - 1;
+    }
     focusWord(flagged[reviewAt]);
   }
   function onClick(id, handler) {
@@ -527,6 +559,646 @@
     location.href = anchor.href + (query ? (findingQuery ? "#q=" : "#find=") + encodeURIComponent(query) : "");
   }
 
+  // Proofreading --------------------------------------------------------------------------
+  // A reviewer retypes, deletes, joins, splits and adds words and marks the page reviewed. Each
+  // change is a correction (docs/corrections.md): the words it takes as the page holds them
+  // (text and box in page pixels), the words it gives, the reviewer and the time. Served by a
+  // writable `gloss serve`, each is sent at once against the page's version; otherwise (file://
+  // or a plain web server) they are kept in this browser, per page, until "Save corrections"
+  // downloads them as one file for `gloss correct DIR FILE`.
+  var pageId = document.body.getAttribute("data-page");
+  var version = document.body.getAttribute("data-version");
+  var proof = document.getElementById("proof");
+  var proofStatus = document.getElementById("proof-status");
+  var reviewerInput = document.getElementById("reviewer");
+  var saveButton = document.getElementById("save-corrections");
+  var addButton = document.getElementById("add-word");
+  var editing = false;     // whether corrections can be made here
+  var served = false;      // sent to gloss serve as they are made, or kept in this browser
+  var blocked = false;     // a conflict: nothing more is sent until the page is loaded again
+  var adding = false;      // the next drag over the page draws a missed word's box
+  var lastWord = null;     // the word last focused, which the actions apply to
+  var editor = null;       // the open word editor
+  var afterName = null;    // what to do once the reviewer has typed their name
+  var sending = Promise.resolve();
+  var batchRoot = home ? new URL(".", home.href).href : new URL("..", location.href).href;
+  var storeKey = "gloss.corrections " + batchRoot + " " + pageId;
+
+  function storage(kind) {
+    try { return window[kind]; } catch (error) { return null; }
+  }
+  var local = storage("localStorage");
+
+  function say(message, kind) {
+    if (!proofStatus) return;
+    proofStatus.textContent = message;
+    proofStatus.className = "proof-status" + (kind ? " " + kind : "");
+  }
+
+  function reviewer() {
+    return (reviewerInput && reviewerInput.value.trim()) || "";
+  }
+
+  function now() { return new Date().toISOString().replace(/\.\d+Z$/, "Z"); }
+
+  function boxOf(rect) {
+    return { x: parseInt(rect.getAttribute("x"), 10), y: parseInt(rect.getAttribute("y"), 10),
+      width: parseInt(rect.getAttribute("width"), 10), height: parseInt(rect.getAttribute("height"), 10) };
+  }
+  function sameBox(a, b) { return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height; }
+  function overlap(a, b) {
+    var w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+    var h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+    if (w <= 0 || h <= 0) return 0;
+    var shared = w * h;
+    return shared / (a.width * a.height + b.width * b.height - shared);
+  }
+  function enclosing(a, b) {
+    var x = Math.min(a.x, b.x), y = Math.min(a.y, b.y);
+    return { x: x, y: y, width: Math.max(a.x + a.width, b.x + b.width) - x, height: Math.max(a.y + a.height, b.y + b.height) - y };
+  }
+  // The box cut left to right in proportion to the parts' letters, as `gloss correct` cuts it.
+  function shares(box, parts) {
+    var weights = parts.map(function (part) { return Math.max(1, Array.from(part).length); });
+    var total = weights.reduce(function (a, b) { return a + b; }, 0);
+    var used = 0;
+    return weights.map(function (weight) {
+      var left = box.x + Math.round(box.width * used / total);
+      used += weight;
+      var right = box.x + Math.round(box.width * used / total);
+      return { x: left, y: box.y, width: Math.max(1, right - left), height: box.height };
+    });
+  }
+  function wordValue(word) { return { text: word.text, box: boxOf(word.rect) }; }
+  function indexOf(word) { return words.indexOf(word); }
+
+  // The word a correction takes: at its index if the box is the same, else the one its box
+  // overlaps most, by at least half of their union (CorrectionPolicy).
+  function locate(old, hint) {
+    if (hint !== undefined && hint !== null && words[hint] && sameBox(boxOf(words[hint].rect), old.box)) return hint;
+    var best = -1, score = 0.5;
+    words.forEach(function (word, index) {
+      var value = overlap(boxOf(word.rect), old.box);
+      if (value >= score) { best = index; score = value; }
+    });
+    return best;
+  }
+
+  // The page's markup for words ---------------------------------------------------------------
+  var svgNS = "http://www.w3.org/2000/svg";
+  var wordLayer = svg ? svg.querySelector(".layer.words") : null;
+  var textLayer = svg ? svg.querySelector(".layer.text") : null;
+  Array.prototype.forEach.call(svg ? svg.querySelectorAll(".tw") : [], function (tspan) {
+    var word = wordOf(tspan);
+    if (word) word.tspan = tspan;
+  });
+
+  function setText(word, text) {
+    word.text = text;
+    word.key = fold(text);
+    word.confidence = 100;
+    word.rect.setAttribute("data-c", "100");
+    word.rect.setAttribute("aria-label", text + ", 100%");
+    word.rect.classList.remove("low", "medium");
+    word.rect.classList.add("high", "corrected");
+    if (word.span) {
+      word.span.textContent = text;
+      word.span.classList.add("corrected");
+    }
+    if (word.tspan) word.tspan.textContent = text;
+  }
+
+  function setBox(word, box) {
+    ["x", "y", "width", "height"].forEach(function (name) { word.rect.setAttribute(name, String(box[name])); });
+    if (word.tspan) {
+      word.tspan.setAttribute("x", String(box.x));
+      word.tspan.setAttribute("textLength", String(Math.max(1, box.width)));
+    }
+  }
+
+  // A new word's markup, placed after `before` (a word) or first.
+  function makeWord(value, before) {
+    var rect = document.createElementNS(svgNS, "rect");
+    rect.setAttribute("class", "word high corrected");
+    rect.setAttribute("tabindex", "-1");
+    var word = { rect: rect, span: null, tspan: null, text: "", key: "", confidence: 100 };
+    if (wordLayer) wordLayer.insertBefore(rect, before ? before.rect.nextSibling : wordLayer.firstChild);
+    var span = document.createElement("span");
+    span.className = "w corrected";
+    if (text) {
+      if (before && before.span) {
+        before.span.after(" ", span);
+      } else {
+        var line = text.querySelector(".ln");
+        if (!line) {
+          text.textContent = "";
+          var paragraph = document.createElement("p");
+          line = document.createElement("span");
+          line.className = "ln";
+          paragraph.appendChild(line);
+          text.appendChild(paragraph);
+        }
+        line.prepend(span, " ");
+      }
+      word.span = span;
+    }
+    if (svg) {
+      var tspan = document.createElementNS(svgNS, "tspan");
+      tspan.setAttribute("class", "tw");
+      tspan.setAttribute("y", String(value.box.y + value.box.height * 0.8));
+      tspan.setAttribute("font-size", String(Math.max(1, value.box.height * 0.8)));
+      tspan.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      if (before && before.tspan) {
+        before.tspan.after(" ", tspan);
+      } else if (textLayer) {
+        var holder = document.createElementNS(svgNS, "text");
+        holder.setAttribute("class", "tl");
+        holder.appendChild(tspan);
+        textLayer.appendChild(holder);
+      }
+      word.tspan = tspan;
+    }
+    setBox(word, value.box);
+    setText(word, value.text);
+    return word;
+  }
+
+  function removeWord(word) {
+    word.rect.remove();
+    [word.span, word.tspan].forEach(function (node) {
+      if (!node) return;
+      var space = node.previousSibling || node.nextSibling;
+      if (space && space.nodeType === 3) space.remove();
+      node.remove();
+    });
+  }
+
+  // Indices follow the words' order again after words came or went.
+  function renumber() {
+    words.forEach(function (word, index) {
+      var value = String(index);
+      word.rect.setAttribute("data-i", value);
+      word.rect.id = "w" + index;
+      if (word.span) word.span.setAttribute("data-i", value);
+      if (word.tspan) word.tspan.setAttribute("data-i", value);
+    });
+    stream = null;
+    applyConfidence();
+  }
+
+  // Where an added word goes: after the last word of the line it sits on that is left of it,
+  // else last.
+  function placeOf(box) {
+    var middle = box.y + box.height / 2, at = words.length;
+    words.forEach(function (word, index) {
+      var other = boxOf(word.rect);
+      if (middle >= other.y && middle <= other.y + other.height && other.x < box.x) at = index + 1;
+    });
+    return at;
+  }
+
+  // Shows a correction on the page; false when its words are not there.
+  function show(correction) {
+    var at = correction.old.length ? locate(correction.old[0], correction.word) : -1;
+    if (correction.old.length && at < 0) return false;
+    switch (correction.kind) {
+      case "retype":
+        setText(words[at], correction.new[0].text);
+        return words[at];
+      case "delete":
+        removeWord(words[at]);
+        words.splice(at, 1);
+        renumber();
+        return words[Math.min(at, words.length - 1)] || null;
+      case "join":
+        var second = locate(correction.old[1], at + 1);
+        if (second < 0) return false;
+        removeWord(words[second]);
+        var kept = words[at];
+        words.splice(second, 1);
+        setBox(kept, correction.new[0].box);
+        setText(kept, correction.new[0].text);
+        renumber();
+        return kept;
+      case "split":
+        var first = words[at];
+        setBox(first, correction.new[0].box);
+        setText(first, correction.new[0].text);
+        var previous = first;
+        correction.new.slice(1).forEach(function (value, offset) {
+          previous = makeWord(value, previous);
+          words.splice(at + 1 + offset, 0, previous);
+        });
+        renumber();
+        return first;
+      case "add":
+        var place = placeOf(correction.new[0].box);
+        var added = makeWord(correction.new[0], words[place - 1] || null);
+        words.splice(place, 0, added);
+        renumber();
+        return added;
+      case "review":
+        showReviewed(correction.by, correction.at);
+        return lastWord;
+    }
+    return false;
+  }
+
+  function showReviewed(by, at) {
+    var note = document.getElementById("reviewed");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "reviewed";
+      note.id = "reviewed";
+      proof.parentNode.insertBefore(note, proof);
+    }
+    note.textContent = "Reviewed by " + by + ", " + at;
+  }
+
+  // Kept in this browser ------------------------------------------------------------------------
+  function stored() {
+    try { return JSON.parse(local.getItem(storeKey)) || null; } catch (error) { return null; }
+  }
+  function keep(entry) {
+    try {
+      if (entry && entry.corrections.length) local.setItem(storeKey, JSON.stringify(entry));
+      else local.removeItem(storeKey);
+    } catch (error) {
+      say("This browser does not keep corrections (" + error.message + ").", "error");
+    }
+  }
+  function batchEntries() {
+    var found = [];
+    if (!local) return found;
+    for (var k = 0; k < local.length; k += 1) {
+      var key = local.key(k);
+      if (key.indexOf("gloss.corrections " + batchRoot + " ") !== 0) continue;
+      try { found.push(JSON.parse(local.getItem(key))); } catch (error) { /* not ours */ }
+    }
+    return found.filter(function (entry) { return entry && entry.corrections && entry.corrections.length; });
+  }
+  function showKept() {
+    var entries = batchEntries();
+    var count = entries.reduce(function (sum, entry) { return sum + (entry.exported ? 0 : entry.corrections.length); }, 0);
+    var all = entries.reduce(function (sum, entry) { return sum + entry.corrections.length; }, 0);
+    if (saveButton) saveButton.hidden = all === 0;
+    if (all === 0) return;
+    say(count ? count + (count === 1 ? " correction" : " corrections") + " kept in this browser, not yet saved: "
+      + "Save corrections, then apply the file with gloss correct."
+      : "Corrections saved; apply the file with gloss correct, then load the page again.");
+  }
+
+  // One file for the whole batch: {"corrections": [...], "versions": {"<page>": "<version>"}}.
+  function saveCorrections() {
+    var entries = batchEntries();
+    if (!entries.length) return;
+    var file = { corrections: [], versions: {} };
+    entries.forEach(function (entry) {
+      file.corrections = file.corrections.concat(entry.corrections);
+      if (!entry.stale) file.versions[entry.page] = entry.version;
+    });
+    var blob = new Blob([JSON.stringify(file, null, 1) + "\n"], { type: "application/json" });
+    var anchor = document.createElement("a");
+    anchor.href = URL.createObjectURL(blob);
+    anchor.download = "corrections.json";
+    document.body.appendChild(anchor);
+    anchor.click();
+    anchor.remove();
+    window.setTimeout(function () { URL.revokeObjectURL(anchor.href); }, 10000);
+    entries.forEach(function (entry) {
+      entry.exported = true;
+      local.setItem("gloss.corrections " + batchRoot + " " + entry.page, JSON.stringify(entry));
+    });
+    showKept();
+  }
+
+  // Sent to gloss serve -------------------------------------------------------------------------
+  function api(path) { return new URL("api/" + path, batchRoot).href; }
+  function token() {
+    var found = new URLSearchParams(location.search).get("token");
+    if (found) {
+      try { local.setItem("gloss.token", found); } catch (error) { /* kept for this page only */ }
+      return found;
+    }
+    return (local && local.getItem("gloss.token")) || "";
+  }
+  var writeToken = "";
+
+  function send(correction, word) {
+    sending = sending.then(function () {
+      if (blocked) return null;
+      return fetch(api("corrections"), {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "If-Match": '"' + version + '"', "X-Gloss-Token": writeToken },
+        body: JSON.stringify({ corrections: [correction] })
+      }).then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          if (response.ok) {
+            version = body.version || version;
+            document.body.setAttribute("data-version", version);
+            if (word && word.rect) word.rect.classList.remove("unsaved");
+            say("Saved (" + correction.kind + ").");
+            return null;
+          }
+          if (word && word.rect) word.rect.classList.add("unsaved");
+          blocked = response.status === 412 || response.status === 409;
+          if (response.status === 412) {
+            say("Not saved: this page was changed elsewhere since you loaded it. Load the page again to see its words now, then redo the change.", "conflict");
+          } else if (response.status === 409) {
+            say("Not saved: the word is no longer on the page (it was changed elsewhere). Load the page again.", "conflict");
+          } else if (response.status === 401 || response.status === 403) {
+            say("Not saved: this address has no write token. Open the batch from the address gloss serve printed.", "error");
+          } else {
+            say("Not saved: " + (body.error || response.status + " " + response.statusText), "error");
+          }
+          return null;
+        });
+      }).catch(function (error) {
+        if (word && word.rect) word.rect.classList.add("unsaved");
+        say("Not saved: the server did not answer (" + error.message + ").", "error");
+      });
+    });
+  }
+
+  // Making corrections ---------------------------------------------------------------------------
+  // Asks for the reviewer's name once (kept in this browser), then does `then`.
+  function withName(then) {
+    if (reviewer()) return then();
+    afterName = then;
+    say("Type your name as the reviewer first (asked once), then Enter.");
+    reviewerInput.focus({ preventScroll: true });
+  }
+
+  function commit(kind, index, old, given) {
+    if (blocked) {
+      say("This page was changed elsewhere: load it again before making more changes.", "conflict");
+      return null;
+    }
+    var correction = { page: pageId, kind: kind };
+    if (index !== null) correction.word = index;
+    correction.old = old;
+    correction["new"] = given;
+    correction.by = reviewer();
+    correction.at = now();
+    var result = show(correction);
+    if (result === false) return null;
+    if (served) {
+      send(correction, result);
+    } else {
+      var entry = stored();
+      if (!entry || entry.version !== version || entry.stale) {
+        entry = entry && entry.corrections.length && !entry.exported ? entry : { page: pageId, version: version, corrections: [] };
+      }
+      entry.corrections.push(correction);
+      entry.exported = false;
+      keep(entry);
+      showKept();
+    }
+    return result;
+  }
+
+  function land(word) {
+    if (word && word.rect && word.rect.isConnected) focusWord(word, true);
+    else if (svg) svg.focus({ preventScroll: true });
+  }
+
+  function closeEditor(refocus) {
+    if (!editor) return;
+    var closing = editor;
+    editor = null;
+    closing.input.remove();
+    if (closing.drawn) closing.drawn.remove();
+    if (refocus) land(closing.word);
+  }
+
+  // The word's text in a box just under it; Enter keeps it (empty deletes it, a space splits it),
+  // Escape leaves it as it was. For an added word, its drawn box.
+  function openEditor(word, drawn) {
+    if (!editing) return;
+    withName(function () {
+      closeEditor(false);
+      var input = document.createElement("input");
+      input.type = "text";
+      input.className = "word-editor";
+      input.setAttribute("aria-label", word ? "Correct the word " + word.text : "Type the missed word");
+      input.value = word ? word.text : "";
+      var target = word ? word.rect : drawn.rect;
+      var box = target.getBoundingClientRect();
+      var frame = viewer.getBoundingClientRect();
+      input.style.left = (box.left - frame.left + viewer.scrollLeft) + "px";
+      input.style.top = (box.bottom - frame.top + viewer.scrollTop + 4) + "px";
+      input.style.width = Math.max(box.width + 16, 120) + "px";
+      viewer.appendChild(input);
+      editor = { input: input, word: word, drawn: drawn ? drawn.rect : null, box: drawn ? drawn.box : null };
+      input.focus({ preventScroll: true });
+      input.select();
+      input.addEventListener("keydown", function (event) {
+        event.stopPropagation();
+        if (event.key === "Escape") {
+          event.preventDefault();
+          closeEditor(true);
+        } else if (event.key === "Enter") {
+          event.preventDefault();
+          finishEdit(input.value);
+        }
+      });
+      input.addEventListener("blur", function () {
+        window.setTimeout(function () { if (editor && editor.input === input) closeEditor(false); }, 0);
+      });
+    });
+  }
+
+  function finishEdit(value) {
+    var open = editor;
+    var parts = value.trim().split(/\s+/).filter(Boolean);
+    var landed = open.word;
+    if (!open.word) {
+      if (parts.length) {
+        var boxes = shares(open.box, parts);
+        parts.forEach(function (part, k) {
+          landed = commit("add", null, [], [{ text: part, box: boxes[k] }]) || landed;
+        });
+      }
+    } else {
+      var index = indexOf(open.word), old = wordValue(open.word);
+      if (!parts.length) {
+        landed = commit("delete", index, [old], []);
+      } else if (parts.length > 1) {
+        var cut = shares(old.box, parts);
+        landed = commit("split", index, [old], parts.map(function (part, k) { return { text: part, box: cut[k] }; }));
+      } else if (parts[0] !== open.word.text) {
+        landed = commit("retype", index, [old], [{ text: parts[0], box: old.box }]);
+      }
+    }
+    editor.word = landed || open.word;
+    closeEditor(true);
+  }
+
+  function deleteWord(word) {
+    if (!word) return;
+    withName(function () { land(commit("delete", indexOf(word), [wordValue(word)], [])); });
+  }
+
+  function joinWord(word) {
+    var index = word ? indexOf(word) : -1;
+    if (index < 0 || index + 1 >= words.length) return;
+    withName(function () {
+      var first = wordValue(word), second = wordValue(words[index + 1]);
+      land(commit("join", index, [first, second], [{ text: first.text + second.text, box: enclosing(first.box, second.box) }]));
+    });
+  }
+
+  function markReviewed() {
+    withName(function () {
+      commit("review", null, [], []);
+      if (lastWord) land(lastWord);
+    });
+  }
+
+  function setAdding(on) {
+    adding = on && editing;
+    if (addButton) addButton.setAttribute("aria-pressed", String(adding));
+    if (svg) svg.classList.toggle("adding", adding);
+    if (adding) say("Drag over the page where the word is, or press Enter to add it after the focused word; then type it.");
+  }
+
+  // From the keyboard, in add mode: a box as large as the focused word, just after it.
+  function addAfter(word) {
+    var box = boxOf(word.rect);
+    box.x = Math.max(0, Math.min(box.x + box.width + Math.round(box.height * 0.3), pageWidth - box.width));
+    var shape = document.createElementNS(svgNS, "rect");
+    shape.setAttribute("class", "drawn");
+    ["x", "y", "width", "height"].forEach(function (name) { shape.setAttribute(name, String(box[name])); });
+    svg.appendChild(shape);
+    setAdding(false);
+    openEditor(null, { rect: shape, box: box });
+    if (!editor && !afterName) shape.remove();
+  }
+
+  // Drawing a missed word's box: in add mode, or with Shift or Alt held.
+  var drawing = null;
+  function pagePoint(event) {
+    var point = svg.createSVGPoint();
+    point.x = event.clientX;
+    point.y = event.clientY;
+    return point.matrixTransform(svg.getScreenCTM().inverse());
+  }
+  function draws(event) {
+    return editing && svg && event.button === 0 && (adding || event.shiftKey || event.altKey) && !spaceHeld;
+  }
+
+  function startProofreading(isServed) {
+    editing = true;
+    served = isServed;
+    proof.hidden = false;
+    if (reviewerInput) {
+      reviewerInput.value = (local && local.getItem("gloss.reviewer")) || "";
+      reviewerInput.addEventListener("change", function () {
+        try { local.setItem("gloss.reviewer", reviewer()); } catch (error) { /* asked again next time */ }
+      });
+      reviewerInput.addEventListener("keydown", function (event) {
+        if (event.key !== "Enter") return;
+        event.preventDefault();
+        try { local.setItem("gloss.reviewer", reviewer()); } catch (error) { /* asked again next time */ }
+        var then = afterName;
+        afterName = null;
+        if (then && reviewer()) then();
+        else if (lastWord) land(lastWord);
+        else reviewerInput.blur();
+      });
+    }
+    if (!served) {
+      // Corrections made here before: shown again on the version they were made on. On another
+      // version, saved ones are done with; unsaved ones wait to be saved, applied by their boxes.
+      var entry = stored();
+      if (entry && entry.version === version && !entry.stale) {
+        var missing = entry.corrections.filter(function (correction) { return show(correction) === false; }).length;
+        if (missing) say(missing + " kept corrections no longer match the page's words.", "error");
+      } else if (entry && entry.exported) {
+        keep(null);
+      } else if (entry) {
+        entry.stale = true;
+        keep(entry);
+      }
+      showKept();
+      if (saveButton) saveButton.addEventListener("click", saveCorrections);
+    } else {
+      say("Changes are saved to the batch as you make them.");
+      // A view older than its page (kept by the browser, or the page corrected meanwhile) is
+      // said at once, before a change is refused.
+      fetch(api("pages/" + encodeURIComponent(pageId)), { cache: "no-store" }).then(function (response) {
+        return response.ok ? response.json() : null;
+      }).then(function (current) {
+        if (current && current.version && current.version !== version) {
+          blocked = true;
+          say("This page was changed elsewhere since this view was made: load the page again before correcting it.", "conflict");
+        }
+      }, function () { /* the first change will tell */ });
+    }
+    onClick("edit-word", function () { if (lastWord) openEditor(lastWord); });
+    onClick("delete-word", function () { deleteWord(lastWord); });
+    onClick("join-word", function () { joinWord(lastWord); });
+    onClick("add-word", function () { setAdding(!adding); });
+    onClick("mark-reviewed", markReviewed);
+
+    svg.addEventListener("mousedown", function (event) {
+      if (draws(event)) event.preventDefault();
+    });
+    svg.addEventListener("pointerdown", function (event) {
+      if (!draws(event)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      var start = pagePoint(event);
+      var shape = document.createElementNS(svgNS, "rect");
+      shape.setAttribute("class", "drawn");
+      svg.appendChild(shape);
+      drawing = { start: start, rect: shape, box: null, id: event.pointerId };
+      svg.setPointerCapture(event.pointerId);
+    });
+    svg.addEventListener("pointermove", function (event) {
+      if (!drawing) return;
+      var point = pagePoint(event), start = drawing.start;
+      var box = { x: Math.max(0, Math.round(Math.min(start.x, point.x))), y: Math.max(0, Math.round(Math.min(start.y, point.y))) };
+      box.width = Math.round(Math.max(start.x, point.x)) - box.x;
+      box.height = Math.round(Math.max(start.y, point.y)) - box.y;
+      drawing.box = box;
+      ["x", "y", "width", "height"].forEach(function (name) { drawing.rect.setAttribute(name, String(box[name])); });
+    });
+    svg.addEventListener("pointerup", function () {
+      if (!drawing) return;
+      var done = drawing;
+      drawing = null;
+      setAdding(false);
+      if (!done.box || done.box.width < 3 || done.box.height < 3) {
+        done.rect.remove();
+        return;
+      }
+      openEditor(null, done);
+      if (!editor && !afterName) done.rect.remove();
+    });
+  }
+
+  if (pageId && version && svg && proof) {
+    if (location.protocol === "file:") {
+      startProofreading(false);
+    } else {
+      fetch(api("status"), { cache: "no-store" }).then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.json();
+      }).then(function (status) {
+        writeToken = token();
+        if (status && status.writable) {
+          if (new URLSearchParams(location.search).has("token")) {
+            history.replaceState(null, "", location.pathname + location.hash);
+          }
+          startProofreading(true);
+        }
+      }, function () {
+        startProofreading(false);  // a plain web server: kept in this browser, as offline
+      });
+    }
+  }
+
   // Keyboard ------------------------------------------------------------------------------
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -549,6 +1221,8 @@
       case "l": toggleLayer("lines"); break;
       case "b": toggleLayer("blocks"); break;
       case "f": toggleLayer("faces"); break;
+      case "a": if (editing) setAdding(!adding); else handled = false; break;
+      case "Escape": if (adding) setAdding(false); else handled = false; break;
       default: handled = false;
     }
     if (handled) event.preventDefault();

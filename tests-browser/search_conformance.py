@@ -37,7 +37,7 @@ import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKENIZER = "unicode61 remove_diacritics 2"
-CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
+CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'"
 TOLERANCE = 1e-9
 
 # Pages made up to reach what the fixtures do not: diacritics, scripts other than Latin, words

@@ -152,10 +152,21 @@ public struct PageLinks: Sendable, Equatable {
     /// A link to the input file the page came from: relative for a local file, the URL itself
     /// for a downloaded one; nil when the viewer should not offer it.
     public var original: String?
+    /// The page's id in its batch and the version of its JSON as written (16 hex digits of the
+    /// SHA-256 of the JSON's bytes, `Corrections.version(ofPageJSON:)`): the page view sends
+    /// corrections against them. Nil when the page cannot be corrected (no JSON written).
+    public var correction: (page: String, version: String)? {
+        get { correctionPage.map { ($0, correctionVersion ?? "") } }
+        set { correctionPage = newValue?.page; correctionVersion = newValue?.version }
+    }
+    private var correctionPage: String?
+    private var correctionVersion: String?
 
     public init(imagePath: String? = nil, indexPath: String = "../index.html", assetsPath: String = "../assets/",
                 dataPath: String = "../data/", sourceImage: String? = nil, outputs: [String: String] = [:],
-                original: String? = nil) {
+                original: String? = nil, correction: (page: String, version: String)? = nil) {
+        self.correctionPage = correction?.page
+        self.correctionVersion = correction?.version
         self.imagePath = imagePath
         self.indexPath = indexPath
         self.assetsPath = assetsPath

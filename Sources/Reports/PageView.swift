@@ -33,6 +33,7 @@ public struct PageView {
         let title = report.title
         return Template(source: Templates.page).render([
             "csp": HTML(escaping: ContentPolicy.meta),
+            "correction": correctionData,
             "title": HTML(escaping: title),
             "assets": HTML(escaping: links.assetsPath),
             "data": HTML(escaping: links.dataPath),
@@ -41,11 +42,27 @@ public struct PageView {
             "summary": HTML(escaping: summary),
             "error": errorNote,
             "notice": suspectNotice,
+            "reviewed": reviewedNote,
             "overlay": overlay(),
             "text": textPanel(),
             "faces": faceList(),
             "info": info(),
         ])
+    }
+
+    /// The page's id and version for the page view's proofreading, as `data-` attributes of
+    /// the body (no inline script under the content policy); nothing when it cannot be corrected.
+    private var correctionData: HTML {
+        guard let correction = links.correction else { return HTML(trusted: "") }
+        return HTML(trusted: " data-page=\"") + HTML(escaping: correction.page) + HTML(trusted: "\" data-version=\"")
+            + HTML(escaping: correction.version) + HTML(trusted: "\"")
+    }
+
+    /// Who marked the page reviewed, and when ([corrections](corrections.md)).
+    private var reviewedNote: HTML {
+        guard let reviewed = report.reviewed else { return HTML(trusted: "") }
+        return HTML(trusted: "<p class=\"reviewed\" id=\"reviewed\">") + HTML(escaping: "Reviewed by \(reviewed.by), \(reviewed.at)")
+            + HTML(trusted: "</p>")
     }
 
     private var summary: String {
@@ -112,7 +129,7 @@ public struct PageView {
             let exact = DecimalText.format(word.confidence, maximumFractionDigits: 2)
             let focus = index == 0 ? "0" : "-1"
             parts.append(
-                HTML(trusted: "<rect class=\"word \(Self.confidenceClass(word.confidence))\" id=\"w\(index)\" data-i=\"\(index)\" data-c=\"\(exact)\" \(geometry(word.box)) tabindex=\"\(focus)\" aria-label=\"")
+                HTML(trusted: "<rect class=\"word \(Self.confidenceClass(word.confidence))\(word.correction == nil ? "" : " corrected")\" id=\"w\(index)\" data-i=\"\(index)\" data-c=\"\(exact)\" \(geometry(word.box)) tabindex=\"\(focus)\" aria-label=\"")
                     + HTML(escaping: "\(word.text), \(confidence)%") + HTML(trusted: "\"/>"))
         }
         parts.append(HTML(trusted: "</g><g class=\"layer faces\">"))
@@ -200,7 +217,7 @@ public struct PageView {
             } else {
                 parts.append(HTML(trusted: " "))
             }
-            parts.append(HTML(trusted: "<span class=\"w\" data-i=\"\(index)\">") + HTML(escaping: word.text) + HTML(trusted: "</span>"))
+            parts.append(HTML(trusted: "<span class=\"w\(word.correction == nil ? "" : " corrected")\" data-i=\"\(index)\">") + HTML(escaping: word.text) + HTML(trusted: "</span>"))
         }
         parts.append(HTML(trusted: "</span></p>"))
         return HTML.joined(parts, separator: "")
@@ -352,7 +369,8 @@ public struct PageView {
 }
 
 /// The Content-Security-Policy of every report page: scripts, styles and images only from the
-/// report's own files (no inline code or handlers, nothing remote), nothing else at all.
+/// report's own files (no inline code or handlers, nothing remote), requests only to the
+/// report's own origin (the page view's corrections under `gloss serve`), nothing else at all.
 enum ContentPolicy {
-    static let meta = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
+    static let meta = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'"
 }

@@ -61,6 +61,8 @@ struct CorrectionBatchTests {
         let open = try await CorrectableBatch.open(batch.folder)
         let (_, version) = try open.page(entry.id)
         let id = entry.id
+        // The page view knows its page and the version of the JSON written beside it.
+        #expect(try batch.text(try #require(entry.outputs["html"])).contains("data-page=\"\(id)\" data-version=\"\(version)\""))
         // quick -> Quixotic, delete "The", join "brown fox", split "jumps", add a word, mark reviewed.
         var page = before
         var corrections: [Correction] = []
@@ -77,6 +79,10 @@ struct CorrectionBatchTests {
         let applied = try Corrections.apply(corrections, to: id, batch: open, version: version)
         #expect(applied.notRewritten.isEmpty, "\(applied.notRewritten)")
         #expect(applied.version != version)
+        let view = try batch.text(try #require(entry.outputs["html"]))
+        #expect(view.contains("data-page=\"\(id)\" data-version=\"\(applied.version)\""), "the page view's version is the new one")
+        #expect(view.contains("class=\"w corrected\" data-i=\"0\">Quixotic</span>"))
+        #expect(view.contains("Reviewed by Ana, \(Self.at)"))
 
         // The JSON: exactly those words changed, the rest as read.
         let after = try batch.report(entry)

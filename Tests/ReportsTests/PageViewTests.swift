@@ -28,6 +28,22 @@ struct PageViewTests {
         #expect(layer.contains("<tspan class=\"tw\" data-i=\"7\" x=\"140\""))
     }
 
+    /// Proofreading: the page's id and version for the corrections the page view sends, the
+    /// corrected words marked, who reviewed the page; none of it on a page that takes no corrections.
+    @Test func aCorrectablePageCarriesItsIdVersionAndCorrections() {
+        var report = SamplePage.report()
+        report.words[1].correction = PageReport.Attribution(by: "Ana", at: "2026-12-02T13:00:00Z")
+        report.reviewed = PageReport.Attribution(by: "Ana <b>", at: "2026-12-02T13:00:00Z")
+        let plain = Self.render(report)
+        #expect(!plain.contains("data-version") && !plain.contains("data-page"))
+        let html = Self.render(report, links: PageLinks(imagePath: "sample.png", correction: ("a\"b", "0123456789abcdef")))
+        #expect(html.contains("<body class=\"page-body\" data-page=\"a&quot;b\" data-version=\"0123456789abcdef\">"))
+        #expect(html.contains(" corrected\" id=\"w1\"") && !html.contains(" corrected\" id=\"w0\""), "the corrected word's box is marked")
+        #expect(html.contains("<span class=\"w corrected\" data-i=\"1\">"))
+        #expect(!html.contains("<span class=\"w corrected\" data-i=\"0\">"))
+        #expect(html.contains("<p class=\"reviewed\" id=\"reviewed\">Reviewed by Ana &lt;b&gt;, 2026-12-02T13:00:00Z</p>"))
+    }
+
     @Test func aPageWithoutWordsHasNoTextLayer() {
         var report = SamplePage.report()
         report.words = []

@@ -89,6 +89,9 @@ public struct CorrectionFile: Codable, Sendable, Equatable {
 
 /// Applying corrections to a batch: the one way a page's words change after it was read.
 public enum Corrections {
+    /// A page's version: 16 hex digits of the SHA-256 of its JSON file's bytes.
+    public static func version(ofPageJSON bytes: [UInt8]) -> String { String(SHA256.hex(of: bytes).prefix(16)) }
+
     /// Applies `corrections`, all of page `page`, in order: checks the page is still at
     /// `version` (nil: whatever it is), applies them to its JSON in memory, appends them to the
     /// journal, writes the JSON (atomically), then every derived file of the page again (the
@@ -170,7 +173,7 @@ private struct PageState {
         version = Self.version(of: self.bytes)
     }
 
-    static func version(of bytes: [UInt8]) -> String { String(SHA256.hex(of: bytes).prefix(16)) }
+    static func version(of bytes: [UInt8]) -> String { Corrections.version(ofPageJSON: bytes) }
 
     /// Writes `report` as the page's JSON, then everything made from it.
     mutating func write(_ report: PageReport) throws(CorrectionError) -> AppliedCorrections {
@@ -191,7 +194,8 @@ private struct PageState {
         let links = PageLinks(imagePath: entry.outputs["image"].map { ($0 as NSString).lastPathComponent },
                               outputs: PageFiles.outputLinks(id: id, formats: settings.formats, pdf: pdf),
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
-                                                       workingDirectory: FileManager.default.currentDirectoryPath))
+                                                       workingDirectory: FileManager.default.currentDirectoryPath),
+                              correction: (id, Self.version(of: json)))
         let context = settings.reportContext
         // The input file, for the PDF's pictures and the resolution the page view shows: opened
         // only when one of them is written, and only if it is still the file that was read.

@@ -32,9 +32,14 @@ struct PageFiles {
             outputs["thumbnail"] = "pages/" + thumbnail
         }
         let linked = Self.outputLinks(id: id, formats: settings.formats, pdf: pdf).merging(documents.mapValues { "../" + PageLinks.url(ofRelativePath: $0) }) { own, _ in own }
+        // The page view sends corrections against the version of the JSON written beside it (a
+        // page that was not read takes none).
+        let correction = settings.formats.isSuperset(of: [.json, .html]) && report.status == .ok
+            ? try (page: id, version: Corrections.version(ofPageJSON: JSONOutput.encode(report))) : nil
         let links = PageLinks(imagePath: imageName, outputs: linked,
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
-                                                       workingDirectory: FileManager.default.currentDirectoryPath))
+                                                       workingDirectory: FileManager.default.currentDirectoryPath),
+                              correction: correction)
         let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links,
                                    resolution: resolution)
         for file in files {
