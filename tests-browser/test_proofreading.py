@@ -8,7 +8,7 @@ Offline: a reviewer steps to a word with ] and retypes it, joins, splits, delete
 words and marks the page reviewed; "Save corrections" downloads one file, `gloss correct`
 applies it, and the page loaded again shows the corrections; `gloss search` finds the
 corrected word and not the wrong one; the hOCR, ALTO, PAGE, text and PDF text layer hold it.
-Served (when `gloss serve` answers /api/status writable): a word corrected is saved at once
+Served (`gloss serve`, its /api/status writable): a word corrected is saved at once
 and shows after a reload; a second tab left on the old version gets the conflict message;
 the same edit exported offline and applied with `gloss correct` gives the same page JSON
 words. Reuses test_viewer.py's helpers. The last line is "N passed, N failed".
@@ -108,74 +108,6 @@ class Served:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
-
-
-class StandIn:
-    """The correction API's contract (docs/proofreading.md) over `gloss correct`, for when this
-    build's `gloss serve` has no writable /api/status: GET /api/status, the batch's files, and
-    POST /api/corrections with If-Match and X-Gloss-Token (200, 412 stale, 409, 401)."""
-
-    def __init__(self, gloss, folder, cwd):
-        import http.server
-        import threading
-        stand_in = self
-        self.token = "stand-in-token"
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def __init__(self, *arguments, **keywords):
-                super().__init__(*arguments, directory=folder, **keywords)
-
-            def log_message(self, *arguments):
-                pass
-
-            def answer(self, status, body):
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self):
-                route = self.path.split("?")[0]
-                if route == "/api/status":
-                    return self.answer(200, {"writable": True})
-                if route.startswith("/api/pages/"):
-                    json_path = os.path.join(folder, "pages", urllib.parse.unquote(route[len("/api/pages/"):]) + ".json")
-                    data = open(json_path, "rb").read()
-                    return self.answer(200, {"page": route[len("/api/pages/"):], "version": hashlib.sha256(data).hexdigest()[:16],
-                                             "report": json.loads(data)})
-                return super().do_GET()
-
-            def do_POST(self):
-                if self.path != "/api/corrections":
-                    return self.answer(404, {"error": "no such route"})
-                if self.headers.get("X-Gloss-Token") != stand_in.token:
-                    return self.answer(401, {"error": "no token"})
-                corrections = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["corrections"]
-                page = corrections[0]["page"]
-                json_path = os.path.join(folder, "pages", page + ".json")
-                current = hashlib.sha256(open(json_path, "rb").read()).hexdigest()[:16]
-                if self.headers.get("If-Match", "").strip('"') != current:
-                    return self.answer(412, {"error": "stale", "version": current})
-                path = os.path.join(cwd, "posted.json")
-                json.dump({"corrections": corrections, "versions": {page: current}}, open(path, "w"))
-                result = run_gloss(gloss, "correct", folder, path, cwd=cwd)
-                if result.returncode != 0:
-                    return self.answer(409, {"error": result.stdout + result.stderr})
-                version = hashlib.sha256(open(json_path, "rb").read()).hexdigest()[:16]
-                return self.answer(200, {"page": json.load(open(json_path)), "version": version, "rewritten": []})
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = "http://127.0.0.1:%d/" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def writable(self):
-        return True
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def main():
@@ -379,11 +311,8 @@ def main():
         served_folder, served_entry = annotate(args.gloss, work, "served")
         unchanged_view = open(os.path.join(served_folder, served_entry["outputs"]["html"]), "rb").read()
         server = Served(args.gloss, served_folder)
-        if not server.writable():
-            server.stop()
-            print("note: this gloss serve has no correction API; the served page view runs against a stand-in of its contract")
-            server = StandIn(args.gloss, served_folder, work)
         try:
+            check(server.writable(), "gloss serve takes corrections (/api/status)")
             page = server.base + served_entry["outputs"]["html"]
             # The start-up address is the index's: the token it carries reaches the page views.
             load(driver, server.base + "index.html")
