@@ -158,6 +158,9 @@ def corrections(served, batch, pages):
     check("/api/status says the server takes corrections", status == 200 and json.loads(data) == {"writable": True},
           "%d %r" % (status, data))
     entry = next(page for page in pages if page["source"].endswith("sans.png"))
+    status, headers, _ = served.request("GET", "/" + entry["outputs"]["html"])
+    check("a page view is sent no-cache, since a correction writes it again", headers.get("cache-control") == "no-cache",
+          repr(headers))
     status, headers, data = served.request("GET", "/api/pages/" + entry["id"])
     loaded = json.loads(data) if status == 200 else {}
     version = loaded.get("version", "")

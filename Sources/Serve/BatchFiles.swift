@@ -73,7 +73,8 @@ public struct BatchFiles: Sendable {
                 close(descriptor)
                 return .error(404, "\(path) is not a regular file")
             }
-            return HTTPResponse(status: 200, headers: [("Content-Type", Self.mediaType(of: real))],
+            // `no-cache`: a correction writes the page's files again, so a browser asks each time.
+            return HTTPResponse(status: 200, headers: [("Content-Type", Self.mediaType(of: real)), ("Cache-Control", "no-cache")],
                                 body: .file(descriptor: descriptor, size: UInt64(status.st_size)))
         }
     }
