@@ -1,6 +1,7 @@
 import Foundation
 import GlossContract
 @testable import GlossPipeline
+import GlossReading
 import GlossReports
 import Testing
 
@@ -42,6 +43,17 @@ import Testing
         #expect(AnnotationSettings.readingFast().fingerprint != "3a51aed63d6f47f4")
         // The plan's reading, the default since, names its policies.
         #expect(AnnotationSettings().fingerprint != AnnotationSettings.readingFast().fingerprint)
+    }
+
+    /// The triage decides each page's review flags: another `TriagePolicy` version reads the
+    /// batch's pages again, in both modes; version 1 fingerprints as batches on disk do.
+    @Test func theTriagePolicyVersionChangesTheFingerprint() {
+        var next = TriagePolicy()
+        next.version += 1
+        for settings in [AnnotationSettings(), AnnotationSettings.readingFast()] {
+            #expect(settings.fingerprint(triage: TriagePolicy()) == settings.fingerprint)
+            #expect(settings.fingerprint(triage: next) != settings.fingerprint)
+        }
     }
 
     /// PDF/A, the default, changes the fingerprint of a batch that writes PDFs, whose PDFs it

@@ -240,13 +240,20 @@ extension AnnotationSettings {
     /// fingerprint. Each setting's part is declared in `fields`: the JSON of the settings with
     /// their keys sorted, each standing as its part says, then the names some add, then the
     /// version of Gloss.
-    var fingerprint: String {
+    var fingerprint: String { fingerprint(triage: TriagePolicy()) }
+
+    /// The fingerprint under a given triage policy. The triage runs in every mode, and decides
+    /// each page's review flags: its version is named from 2 on, so that batches triaged under
+    /// version 1 (every batch on disk) fingerprint as they did, and any later version reads
+    /// pages again, as `PreparationPolicy` and `FusionPolicy` do.
+    func fingerprint(triage: TriagePolicy) -> String {
         var settings = self
         var names: [String] = []
         for field in Self.fields {
             field.standIn(&settings)
             if let list = field.names { names.append(list(self).sorted().joined(separator: ",")) }
         }
+        if triage.version > 1 { names.append("triage-policy-\(triage.version)") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Plain values and strings: encoding them cannot fail.
