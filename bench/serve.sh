@@ -4,11 +4,12 @@
 # wrk, each request a search of a mix of common, frequent and rare words, two-word queries and
 # prefixes; then autocomplete the same way. Prints wrk's latency distribution; the target is a
 # p99 under 100 ms (docs/serve.md).
-#   bench/serve.sh [--pages N] [--clients N] [--seconds N] [--threads N] [--batch DIR]
-# --batch reuses a batch IndexBench made before (IndexBench --pages N --folder DIR --keep).
+#   bench/serve.sh [--pages N] [--clients N] [--seconds N] [--threads N] [--batch DIR] [--gloss BIN]
+# --batch makes the batch in DIR (emptied first) or reuses the one DIR holds, so that runs
+# compared side by side search the same pages; --gloss serves with another build (a baseline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pages=10000 clients=50 seconds=20 threads=4 batch=
+pages=10000 clients=50 seconds=20 threads=4 batch= gloss=
 while [ $# -gt 0 ]; do
     case "$1" in
         --pages) pages=$2; shift 2 ;;
@@ -16,6 +17,7 @@ while [ $# -gt 0 ]; do
         --seconds) seconds=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
         --batch) batch=$2; shift 2 ;;
+        --gloss) gloss=$2; shift 2 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -32,10 +34,12 @@ cleanup() {
 trap cleanup EXIT
 if [ -z "$batch" ]; then
     batch="$work/batch"
+fi
+if [ ! -f "$batch/gloss.sqlite" ]; then
     "$bin/IndexBench" --pages "$pages" --folder "$batch" --keep | head -1
 fi
 
-"$bin/gloss" serve "$batch" --read-only --port 0 --threads "$threads" 2>"$work/serve.log" &
+"${gloss:-$bin/gloss}" serve "$batch" --read-only --port 0 --threads "$threads" 2>"$work/serve.log" &
 server=$!
 for _ in $(seq 100); do grep -q "serving" "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
 url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.log" | head -1)

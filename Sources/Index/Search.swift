@@ -46,6 +46,17 @@ private func abbreviated(_ query: String) -> String {
     query.count <= 80 ? query : String(query.prefix(80)) + "…"
 }
 
+/// How a search orders the pages that match.
+public enum SearchOrder: Sendable, Equatable {
+    /// Best first by FTS5's bm25, ties in input order: what a reader typing a query wants
+    /// (`gloss search`, the report's search box). bm25 is computed for every matching page
+    /// before the first is known, so a word on many pages costs that many scores.
+    case relevance
+    /// In input order (the batch's canvases in the manifest), as IIIF Content Search lists
+    /// hits: no score is computed, so a common word costs a sort of page numbers only.
+    case pageOrder
+}
+
 extension BatchIndex {
     /// The most terms a query may look for (see `SearchQuery`): beyond it a query is refused.
     public static let maximumQueryTerms = SearchQuery.maximumTerms
@@ -62,12 +73,15 @@ extension BatchIndex {
     /// A term repeated next to itself counts once, and a query of more than `maximumQueryTerms`
     /// terms is a `QueryError`; a search still running after `timeLimit` is a `SearchTimeError`.
     /// `offset` skips that many pages of the ranking first, for a caller that pages through it.
+    /// With `order` `.pageOrder` the pages come in input order and `score` is 0.
     public func search(_ query: String, syntax: QuerySyntax = .automatic, minimumFaces: Int = 0, limit: Int = 20,
-                       offset: Int = 0, timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
+                       offset: Int = 0, order: SearchOrder = .relevance,
+                       timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
         let limited = try SearchQuery(query, syntax: syntax)
         do {
             return try database.withTimeLimit(timeLimit) {
-                try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit, offset: offset)
+                try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit, offset: offset,
+                           order: order)
             }
         } catch let error as IndexError where error.isInterruption {
             throw SearchTimeError(path: path, query: query, limit: timeLimit)
@@ -112,15 +126,20 @@ extension BatchIndex {
         return found
     }
 
-    private func search(original query: String, fts: String, minimumFaces: Int, limit: Int, offset: Int) throws -> [SearchResult] {
+    private func search(original query: String, fts: String, minimumFaces: Int, limit: Int, offset: Int,
+                        order: SearchOrder) throws -> [SearchResult] {
         // Rank first, then make snippets for the pages shown only: a word on every page of a
         // large batch would otherwise have every page's snippet made and thrown away.
         let faces = minimumFaces > 0 ? "AND (SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= \(minimumFaces)" : ""
+        let (score, sort) = switch order {
+        case .relevance: ("bm25(page_text)", "score, i.position, p.page_index")
+        case .pageOrder: ("0.0", "i.position, p.page_index")
+        }
         let ranking = try database.prepare("""
-            SELECT p.id, i.path, p.page_index, p.name, p.outputs, bm25(page_text) AS score
+            SELECT p.id, i.path, p.page_index, p.name, p.outputs, \(score) AS score
             FROM page_text JOIN pages p ON p.id = page_text.rowid JOIN inputs i ON i.id = p.input_id
             WHERE page_text MATCH ?1 \(faces)
-            ORDER BY score, i.position, p.page_index
+            ORDER BY \(sort)
             LIMIT ?2 OFFSET ?3
             """, operation: "search")
         try ranking.bind([.text(fts), SQLValue(max(0, limit)), SQLValue(max(0, offset))])

@@ -10,6 +10,9 @@ import GlossReports
 /// - `iiif/search?q=…` is an AnnotationPage of `highlighting` annotations, one per word the
 ///   query matched, each with the word as a `TextualBody` and the word's box on its page as
 ///   the target, `<canvas>#xywh=x,y,w,h` (a canvas's pixels are its page's);
+/// - results come in the batch's page order (its canvases' order in the manifest), not ranked:
+///   the specification lists a resource's hits in order, and skipping bm25 makes a common
+///   word as cheap as a rare one;
 /// - results are paged by the pages they fall on, `pagesPerResponse` pages a response: a page
 ///   has `partOf` (the AnnotationCollection with `first` and `last`), `next` and `prev` where
 ///   there are such pages, and `startIndex` is left out, since a page's hits are counted only
@@ -58,7 +61,8 @@ public struct ContentSearch: Sendable {
         do {
             let (total, results) = try readers.reading { index in
                 (try index.matchingPageCount(query),
-                 try index.search(query, limit: pagesPerResponse, offset: (page - 1) * pagesPerResponse))
+                 try index.search(query, limit: pagesPerResponse, offset: (page - 1) * pagesPerResponse,
+                                  order: .pageOrder))
             }
             let pages = max(1, (total + pagesPerResponse - 1) / pagesPerResponse)
             return .success(try response(query: query, page: page, pages: pages, results: results,

@@ -143,6 +143,31 @@ struct EchoRoute: WriteRoute {
         #expect(empty.status == 400)
     }
 
+    @Test func searchListsPagesInBatchOrderNotByRank() throws {
+        // "late" is recorded first and says harbour most, so bm25 and rowid both put it first;
+        // the batch's order (position) puts "early" first, as its canvas comes first.
+        let batch = try SyntheticBatch(pages: 0, text: [])
+        let index = try BatchIndex(folder: batch.folder, create: false)
+        for (name, position, text) in [("late", 5, ["harbour", "harbour", "harbour"]),
+                                       ("early", 0, ["harbour", "lights", "sea", "wind", "rain", "tide"])] {
+            var report = PageReport(source: "scans/\(name).png", pageIndex: 0, status: .ok, error: "")
+            report.error = nil
+            report.width = 1200
+            report.height = 1600
+            report.words = text.enumerated().map { offset, word in
+                PageReport.Word(text: word, confidence: 90, box: PixelRect(x: 50 + offset * 100, y: 70, width: 80, height: 30), line: 0)
+            }
+            try index.record(IndexedPage(name: name, position: position, inputHash: nil, settingsHash: nil,
+                                         outputs: [:], report: report))
+        }
+        #expect(try index.search("harbour").map(\.name) == ["late", "early"], "bm25 ranks the denser page first")
+        #expect(try index.search("harbour", order: .pageOrder).map(\.name) == ["early", "late"])
+        let search = ContentSearch(folder: batch.folder, base: "https://archive.example/b/")
+        let page = try Self.json(HTTPResponse(status: 200, body: .bytes(try search.search(["q": "harbour"]).get())))
+        let targets = (page["items"] as? [[String: Any]] ?? []).compactMap { $0["target"] as? String }
+        #expect(targets.count == 4 && targets.first?.contains("/canvas/early#") == true, "\(targets)")
+    }
+
     @Test func searchesShareConnectionsYetSeeTheIndexAsItIsNow() throws {
         let batch = try SyntheticBatch(pages: 2, text: ["harbour"])
         let server = try BatchServer(folder: batch.folder, publicURL: "https://archive.example/b", token: nil)
