@@ -73,15 +73,16 @@ extension BatchIndex {
     /// A term repeated next to itself counts once, and a query of more than `maximumQueryTerms`
     /// terms is a `QueryError`; a search still running after `timeLimit` is a `SearchTimeError`.
     /// `offset` skips that many pages of the ranking first, for a caller that pages through it.
-    /// With `order` `.pageOrder` the pages come in input order and `score` is 0.
+    /// With `order` `.pageOrder` the pages come in input order and `score` is 0; without
+    /// `snippets` each result's `snippet` is empty (its hits are found all the same).
     public func search(_ query: String, syntax: QuerySyntax = .automatic, minimumFaces: Int = 0, limit: Int = 20,
-                       offset: Int = 0, order: SearchOrder = .relevance,
+                       offset: Int = 0, order: SearchOrder = .relevance, snippets: Bool = true,
                        timeLimit: Duration = defaultSearchTimeLimit) throws -> [SearchResult] {
         let limited = try SearchQuery(query, syntax: syntax)
         do {
             return try database.withTimeLimit(timeLimit) {
                 try search(original: query, fts: limited.text, minimumFaces: minimumFaces, limit: limit, offset: offset,
-                           order: order)
+                           order: order, snippets: snippets)
             }
         } catch let error as IndexError where error.isInterruption {
             throw SearchTimeError(path: path, query: query, limit: timeLimit)
@@ -127,7 +128,7 @@ extension BatchIndex {
     }
 
     private func search(original query: String, fts: String, minimumFaces: Int, limit: Int, offset: Int,
-                        order: SearchOrder) throws -> [SearchResult] {
+                        order: SearchOrder, snippets: Bool) throws -> [SearchResult] {
         // Rank first, then make snippets for the pages shown only: a word on every page of a
         // large batch would otherwise have every page's snippet made and thrown away.
         let faces = minimumFaces > 0 ? "AND (SELECT count(*) FROM faces f WHERE f.page_id = p.id) >= \(minimumFaces)" : ""
@@ -159,7 +160,7 @@ extension BatchIndex {
         }
         let hitStart = "\u{2}", hitEnd = "\u{3}"
         let marking = try database.prepare("""
-            SELECT snippet(page_text, 0, char(2), char(3), '…', 16), highlight(page_text, 0, char(2), char(3))
+            SELECT \(snippets ? "snippet(page_text, 0, char(2), char(3), '…', 16)" : "''"), highlight(page_text, 0, char(2), char(3))
             FROM page_text WHERE page_text MATCH ?1 AND rowid = ?2
             """, operation: "search")
         let words = try database.prepare(

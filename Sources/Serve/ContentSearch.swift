@@ -62,7 +62,7 @@ public struct ContentSearch: Sendable {
             let (total, results) = try readers.reading { index in
                 (try index.matchingPageCount(query),
                  try index.search(query, limit: pagesPerResponse, offset: (page - 1) * pagesPerResponse,
-                                  order: .pageOrder))
+                                  order: .pageOrder, snippets: false))
             }
             let pages = max(1, (total + pagesPerResponse - 1) / pagesPerResponse)
             return .success(try response(query: query, page: page, pages: pages, results: results,
