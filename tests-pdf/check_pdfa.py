@@ -39,8 +39,9 @@ FIXTURES = [
     "text/two-pages.tif", "text/sans.png", "text/serif.png", "text/upright.jpg", "text/rotated.jpg",
     "scans/page.png", "odd/cmyk.jpg", "odd/grey-alpha.png", "odd/ppi-96.png", "odd/ppi-none.png",
 ]
-# A PDF input is not here: its searchable PDF is the input itself with a text layer grafted on
-# (GlossPDFGraft), which keeps the input's fonts and structure and so is not made PDF/A.
+# PDF inputs: their searchable PDF is the input with a text layer grafted on (GlossPDFGraft),
+# made PDF/A-2b when the input can conform; the real scans of the graft tests.
+GRAFTED = ["ocrmypdf/c02-22.pdf", "ocrmypdf/jbig2.pdf", "ocrmypdf/ccitt.pdf", "pdf/turned.pdf", "pdf/outline-annotation.pdf"]
 NAMESPACES = {
     "x": "adobe:ns:meta/",
     "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
@@ -311,13 +312,20 @@ def qpdf_check(path):
     return [] if run.returncode == 0 else [f"{path.name}: qpdf --check exited {run.returncode}: {run.stdout[-400:]}{run.stderr[-400:]}"]
 
 
-def annotate(gloss, output, extra, fixtures=FIXTURES):
-    inputs = [str(ROOT / "fixtures" / name) for name in fixtures]
+def annotate(gloss, output, extra, fixtures=FIXTURES, errors=None):
+    inputs = [name if pathlib.Path(name).is_absolute() else str(ROOT / "fixtures" / name) for name in fixtures]
     run = subprocess.run([gloss, "annotate", *inputs, "-o", str(output), "--no-faces", "--format", "pdf",
                           "--quiet", "--jobs", "2", "--text", "fast", *extra], capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"gloss exited {run.returncode}: {run.stderr}")
+    if errors is not None:
+        errors.append(run.stderr)
     return sorted((output / "pages").glob("*.pdf"))
+
+
+def claims_pdfa(path):
+    with pikepdf.open(path) as pdf:
+        return "/Metadata" in pdf.Root and b"pdfaid:part" in pdf.Root.Metadata.read_bytes()
 
 
 def broken_copies(source, folder):
@@ -420,6 +428,33 @@ def main():
                         problems.append(f"{path.name} has PDF/A metadata or an OutputIntent")
                 problems += qpdf_check(path)
             report(f"--pdf-standard none writes {len(plain)} plain PDFs, qpdf --check clean", problems)
+            said = []
+            grafted = annotate(arguments.gloss, folder / "grafted", [], GRAFTED, said)
+            documents = sorted((folder / "grafted" / "documents").rglob("*.pdf"))
+            report(f"a grafted document for each of the {len(GRAFTED)} PDF inputs", [] if len(documents) == len(GRAFTED)
+                   else [f"{len(documents)} documents: {[path.name for path in documents]}"])
+            for path in documents:
+                if claims_pdfa(path):
+                    report(f"PDF/A-2b structure and qpdf --check of the grafted {path.relative_to(folder)}",
+                           check_pdfa(path) + qpdf_check(path))
+                else:
+                    report(f"the grafted {path.relative_to(folder)} is refused PDF/A with its reason, qpdf --check clean",
+                           qpdf_check(path) + ([] if said[0].count(f"{path.name}: not made PDF/A-2b: ") == 1
+                                               else [f"no reason said once: {said[0]!r}"]))
+            scripted = folder / "scripted.pdf"
+            with pikepdf.open(ROOT / "fixtures" / GRAFTED[0]) as pdf:
+                action = pdf.make_indirect(pikepdf.Dictionary(S=Name.JavaScript, JS=pikepdf.String("app.alert(1)")))
+                pdf.Root.OpenAction = action
+                pdf.save(scripted)
+            errors = []
+            annotate(arguments.gloss, folder / "refused", [], [str(scripted)], errors)
+            refused = sorted((folder / "refused" / "documents").rglob("*.pdf"))
+            report("an input with JavaScript is grafted without the PDF/A claim, the reason said once",
+                   ([] if len(refused) == 1 and not claims_pdfa(refused[0]) else [f"documents: {refused}"])
+                   + ([] if errors[0].count("not made PDF/A-2b: it has document actions") == 1 else [f"stderr: {errors[0]!r}"]))
+            plain_grafted = annotate(arguments.gloss, folder / "plain-grafted", ["--pdf-standard", "none"], GRAFTED[:1])
+            report("--pdf-standard none grafts without the PDF/A claim",
+                   [f"{path.name} claims PDF/A" for path in plain_grafted if claims_pdfa(path)])
             if written:
                 source = next(path for path in written if path.name.startswith("sans-"))
                 broken = folder / "broken"

@@ -188,8 +188,92 @@ QPDFObjectHandle dictionaryAt(QPDFObjectHandle holder, std::string const& key) {
 
 }  // namespace
 
+namespace {
+
+// A name's value, or "" when the object is not a name.
+std::string nameOf(QPDFObjectHandle value) { return value.isName() ? value.getName() : std::string(); }
+
+// The first thing in `pdf` that PDF/A-2b forbids and a graft cannot mend, or "".
+std::string refusal(QPDF& pdf) {
+    if (pdf.isEncrypted()) return "it is encrypted";
+    auto trailer = pdf.getTrailer();
+    auto root = trailer.getKey("/Root");
+    auto names = root.getKey("/Names");
+    if (names.isDictionary() && names.hasKey("/JavaScript")) return "it has JavaScript";
+    if (names.isDictionary() && names.hasKey("/EmbeddedFiles")) return "it has embedded files";
+    if (root.hasKey("/OpenAction") || root.hasKey("/AA")) return "it has document actions";
+    auto metadata = root.getKey("/Metadata");
+    if (metadata.isStream()) {
+        auto data = metadata.getStreamData(qpdf_dl_all);
+        std::string const xml(reinterpret_cast<char const*>(data->getBuffer()), data->getSize());
+        auto const at = xml.find("pdfaid:part");
+        if (at != std::string::npos) {
+            auto const digit = xml.find_first_of("0123456789", at);
+            if (digit != std::string::npos && xml[digit] != '2') return "it claims another PDF/A part";
+        }
+    }
+    for (auto& object : pdf.getAllObjects()) {
+        auto dictionary = object.isStream() ? object.getDict() : object;
+        if (!dictionary.isDictionary()) continue;
+        if (object.isStream()) {
+            auto filter = dictionary.getKey("/Filter");
+            std::vector<QPDFObjectHandle> filters = filter.isArray() ? filter.getArrayAsVector() : std::vector<QPDFObjectHandle>{filter};
+            for (auto& one : filters) {
+                if (nameOf(one) == "/LZWDecode") return "it has LZW-compressed streams";
+            }
+        }
+        auto const type = nameOf(dictionary.getKey("/Type")), subtype = nameOf(dictionary.getKey("/Subtype"));
+        auto const s = nameOf(dictionary.getKey("/S"));
+        if (s == "/JavaScript" || s == "/Launch" || s == "/ImportData" || s == "/ResetForm" || s == "/Movie" || s == "/Sound")
+            return "it has " + s.substr(1) + " actions";
+        if (dictionary.hasKey("/AA")) return "it has additional actions";
+        if (type == "/Group" || dictionary.getKey("/Group").isDictionary()) {
+            auto group = type == "/Group" ? dictionary : dictionary.getKey("/Group");
+            if (nameOf(group.getKey("/S")) == "/Transparency") return "it has transparency groups";
+        }
+        if (dictionary.hasKey("/SMask") && nameOf(dictionary.getKey("/SMask")) != "/None") return "it has soft masks";
+        if (type == "/Font" && subtype != "/Type3" && subtype != "/Type0") {
+            auto descriptor = dictionary.getKey("/FontDescriptor");
+            if (!descriptor.isDictionary() || !(descriptor.hasKey("/FontFile") || descriptor.hasKey("/FontFile2") || descriptor.hasKey("/FontFile3")))
+                return "it has fonts that are not embedded";
+        }
+        if (type == "/FontDescriptor" && !(dictionary.hasKey("/FontFile") || dictionary.hasKey("/FontFile2") || dictionary.hasKey("/FontFile3")))
+            return "it has fonts that are not embedded";
+        if (subtype == "/FileAttachment") return "it has file attachments";
+        auto interpolate = dictionary.getKey("/Interpolate");
+        if (interpolate.isBool() && interpolate.getBoolValue()) return "it has interpolated images";
+    }
+    return "";
+}
+
+QPDFObjectHandle text(std::string const& value) { return QPDFObjectHandle::newUnicodeString(value); }
+
+}  // namespace
+
+extern "C" int gloss_qpdf_archive_refusal(char const* path, char* reason, size_t reason_size) {
+    try {
+        QPDF pdf;
+        pdf.setSuppressWarnings(true);
+        pdf.processFile(path);
+        auto const why = refusal(pdf);
+        report(reason, reason_size, why);
+        return why.empty() ? 0 : 1;
+    } catch (std::exception const& exception) {
+        report(reason, reason_size, exception.what());
+        return -1;
+    }
+}
+
 extern "C" int gloss_qpdf_graft(char const* input, char const* layer, int const* pages, double const* matrices, int count,
                                 int const* strip, int strip_count, char const* output, char* error, size_t error_size) {
+    return gloss_qpdf_graft_archive(input, layer, pages, matrices, count, strip, strip_count, output, nullptr, nullptr, 0,
+                                    nullptr, nullptr, nullptr, error, error_size);
+}
+
+extern "C" int gloss_qpdf_graft_archive(char const* input, char const* layer, int const* pages, double const* matrices, int count,
+                                        int const* strip, int strip_count, char const* output, char const* xmp,
+                                        unsigned char const* profile, size_t profile_size, char const* title, char const* producer,
+                                        char const* creator, char* error, size_t error_size) {
     try {
         QPDF pdf;
         pdf.setSuppressWarnings(true);
@@ -228,9 +312,36 @@ extern "C" int gloss_qpdf_graft(char const* input, char const* layer, int const*
             page.addPageContents(
                 QPDFObjectHandle::newStream(&pdf, "\nQ\nq " + matrixText(matrices + 6 * i) + " " + name + " Do Q\n"), false);
         }
+        if (xmp != nullptr) {
+            auto root = pdf.getRoot();
+            auto metadata = QPDFObjectHandle::newStream(&pdf, std::string(xmp));
+            metadata.getDict().replaceKey("/Type", QPDFObjectHandle::newName("/Metadata"));
+            metadata.getDict().replaceKey("/Subtype", QPDFObjectHandle::newName("/XML"));
+            root.replaceKey("/Metadata", metadata);
+            auto icc = QPDFObjectHandle::newStream(&pdf);
+            icc.replaceStreamData(deflated(std::string(reinterpret_cast<char const*>(profile), profile_size)),
+                                  QPDFObjectHandle::newName("/FlateDecode"), QPDFObjectHandle::newNull());
+            icc.getDict().replaceKey("/N", QPDFObjectHandle::newInteger(3));
+            auto intent = QPDFObjectHandle::newDictionary();
+            intent.replaceKey("/Type", QPDFObjectHandle::newName("/OutputIntent"));
+            intent.replaceKey("/S", QPDFObjectHandle::newName("/GTS_PDFA1"));
+            intent.replaceKey("/OutputConditionIdentifier", QPDFObjectHandle::newString("sRGB IEC61966-2.1"));
+            intent.replaceKey("/RegistryName", QPDFObjectHandle::newString("http://www.color.org"));
+            intent.replaceKey("/Info", QPDFObjectHandle::newString("sRGB IEC61966-2.1"));
+            intent.replaceKey("/DestOutputProfile", icc);
+            auto intents = QPDFObjectHandle::newArray();
+            intents.appendItem(pdf.makeIndirectObject(intent));
+            root.replaceKey("/OutputIntents", intents);
+            auto info = QPDFObjectHandle::newDictionary();
+            info.replaceKey("/Title", text(title));
+            info.replaceKey("/Producer", text(producer));
+            info.replaceKey("/Creator", text(creator));
+            pdf.getTrailer().replaceKey("/Info", pdf.makeIndirectObject(info));
+        }
         QPDFWriter writer(pdf, output);
         writer.setStreamDataMode(qpdf_s_preserve);
         writer.setObjectStreamMode(qpdf_o_preserve);
+        if (xmp != nullptr) writer.setDeterministicID(true);
         writer.write();
         return 0;
     } catch (std::exception const& exception) {

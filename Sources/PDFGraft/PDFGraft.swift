@@ -72,10 +72,41 @@ public enum PDFGraft {
         }
     }
 
+    /// What makes a grafted document PDF/A-2b: the XMP packet, the sRGB profile for the
+    /// OutputIntent, and the information dictionary's entries the XMP repeats.
+    public struct Archive: Sendable {
+        public var metadata: String
+        public var profile: [UInt8]
+        public var title: String
+        public var producer: String
+        public var creator: String
+
+        public init(metadata: String, profile: [UInt8], title: String, producer: String, creator: String) {
+            self.metadata = metadata
+            self.profile = profile
+            self.title = title
+            self.producer = producer
+            self.creator = creator
+        }
+    }
+
+    /// Why the document at `path` cannot be made PDF/A-2b by a graft (it is encrypted, has
+    /// JavaScript or actions, transparency, fonts not embedded, LZW, embedded files, or claims
+    /// another PDF/A part), checked with libqpdf's object model; nil when it can.
+    public static func archiveRefusal(_ path: String) -> String? {
+        var message = [CChar](repeating: 0, count: 512)
+        switch gloss_qpdf_archive_refusal(path, &message, message.count) {
+        case 0: return nil
+        case 1: return text(of: message)
+        default: return "libqpdf cannot read it: " + text(of: message)
+        }
+    }
+
     /// Writes to `output` the document at `input` with page `i` of `layer` drawn last on
     /// `covers[i].page`, after, first, the invisible text of the pages `stripping` lists (0-based)
     /// was removed. With neither, `output` is a copy of `input`'s bytes.
-    public static func graft(input: String, layer: String?, covers: [Cover], stripping: [Int], output: String) throws {
+    public static func graft(input: String, layer: String?, covers: [Cover], stripping: [Int], archive: Archive? = nil,
+                             output: String) throws {
         let document = try QPDFDocument(path: input)
         if document.isEncrypted { throw PDFGraftError(path: input, cause: .encrypted) }
         if document.isSigned { throw PDFGraftError(path: input, cause: .signed) }
@@ -83,7 +114,7 @@ public enum PDFGraft {
         if let outside = (covers.map(\.page) + stripping).first(where: { $0 < 0 || $0 >= pageCount }) {
             throw PDFGraftError(path: input, cause: .unreadable("it has no page \(outside + 1)"))
         }
-        guard !covers.isEmpty || !stripping.isEmpty else {
+        guard !covers.isEmpty || !stripping.isEmpty || archive != nil else {
             do {
                 try FileManager.default.copyItem(atPath: input, toPath: output)
             } catch {
@@ -96,8 +127,10 @@ public enum PDFGraft {
         }
         let pages = covers.map { Int32($0.page) }, matrices = covers.flatMap(\.placement), strip = stripping.map(Int32.init)
         var message = [CChar](repeating: 0, count: 512)
-        guard gloss_qpdf_graft(input, layer, pages, matrices, Int32(pages.count), strip, Int32(strip.count), output,
-                               &message, message.count) == 0 else {
+        let profile = archive?.profile ?? []
+        guard gloss_qpdf_graft_archive(input, layer, pages, matrices, Int32(pages.count), strip, Int32(strip.count), output,
+                                       archive?.metadata, profile, profile.count, archive?.title, archive?.producer,
+                                       archive?.creator, &message, message.count) == 0 else {
             throw PDFGraftError(path: input, cause: .failed(text(of: message)))
         }
     }

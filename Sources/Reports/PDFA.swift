@@ -30,10 +30,10 @@ extension PDFPicture {
 /// rest of PDF/A-2b the writer keeps always: the binary comment after the header, every font
 /// in the file (the text layer's Type 3 font is defined there, its widths those of its one
 /// glyph), no transparency, encryption, JavaScript or actions, and an `/ID` in the trailer.
-enum PDFArchive {
+public enum PDFArchive {
     /// sRGB IEC 61966-2.1, ICC version 2.3, from Debian's `icc-profiles-free`
     /// (Sources/Reports/Profiles/README.md), compiled in.
-    static var sRGBProfile: [UInt8] { PackageResources.sRGB_icc }
+    public static var sRGBProfile: [UInt8] { PackageResources.sRGB_icc }
 
     /// The OutputIntent dictionary (ISO 32000-1, 14.11.5), its profile in object `profile`.
     static func outputIntent(profile: Int) -> String {
@@ -47,7 +47,7 @@ enum PDFArchive {
     /// A title as both the information dictionary and the XMP can hold it alike: control
     /// characters and non-characters (which XML may not hold, or whose line ends it rewrites)
     /// become U+FFFD.
-    static func printable(_ title: String) -> String {
+    public static func printable(_ title: String) -> String {
         let kept = title.unicodeScalars.map { scalar -> Unicode.Scalar in
             scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFFFE || scalar.value == 0xFFFF ? "\u{FFFD}" : scalar
         }
@@ -59,7 +59,7 @@ enum PDFArchive {
     /// creator as `xmp:CreatorTool`. Neither has dates: the same pages and settings give the
     /// same bytes, and PDF/A asks for none. UTF-8, uncompressed, so that a tool that does not
     /// read PDF finds it.
-    static func metadata(title: String, producer: String, creator: String) -> String {
+    public static func metadata(title: String, producer: String, creator: String) -> String {
         func text(_ value: String) -> String { HTML(escaping: value).rendered }
         return """
             <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>

@@ -29,6 +29,19 @@ int gloss_qpdf_page_text(char const* path, int* kinds, int count, char* error, s
 int gloss_qpdf_graft(char const* input, char const* layer, int const* pages, double const* matrices, int count,
                      int const* strip, int strip_count, char const* output, char* error, size_t error_size);
 
+// The graft made a PDF/A-2b file: `xmp` becomes the catalog's metadata stream, `profile` (ICC,
+// `profile_size` bytes) the sRGB OutputIntent's, the information dictionary holds `title`,
+// `producer` and `creator` (UTF-8) alone, and the trailer's /ID is derived from the content.
+// With `xmp` NULL, the same as gloss_qpdf_graft.
+int gloss_qpdf_graft_archive(char const* input, char const* layer, int const* pages, double const* matrices, int count,
+                             int const* strip, int strip_count, char const* output, char const* xmp,
+                             unsigned char const* profile, size_t profile_size, char const* title, char const* producer,
+                             char const* creator, char* error, size_t error_size);
+
+// Why the document at `path` cannot become PDF/A-2b by adding metadata and an OutputIntent, in
+// `reason`: 1 when there is a reason, 0 when it can, -1 when libqpdf cannot read it.
+int gloss_qpdf_archive_refusal(char const* path, char* reason, size_t reason_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -107,9 +107,25 @@ struct DocumentFiles {
             }
         }
         let covers = covered.map { PDFGraft.Cover(page: $0.page, placement: document.pages[$0.page].shownToUserSpace) }
+        let archive = Self.archive(for: input, context: settings.reportContext)
         try AtomicFile.produce(path) { temporary in
             try PDFGraft.graft(input: input, layer: covered.isEmpty ? nil : layer, covers: covers, stripping: stripping,
-                               output: temporary)
+                               archive: archive, output: temporary)
         }
+    }
+
+    /// What makes the grafted `input` PDF/A-2b under `context`'s standard, or nil: for
+    /// `--pdf-standard none`, or for an input that cannot conform, whose reason is said on
+    /// standard error (the document is written without the claim).
+    static func archive(for input: String, context: ReportContext) -> PDFGraft.Archive? {
+        guard context.pdfStandard != .none else { return nil }
+        if let reason = PDFGraft.archiveRefusal(input) {
+            FileHandle.standardError.write(Data("gloss: warning: \(input): not made PDF/A-2b: \(reason)\n".utf8))
+            return nil
+        }
+        let title = PDFArchive.printable((input as NSString).lastPathComponent)
+        let producer = context.softwareName + " " + context.softwareVersion
+        return PDFGraft.Archive(metadata: PDFArchive.metadata(title: title, producer: producer, creator: producer),
+                                profile: PDFArchive.sRGBProfile, title: title, producer: producer, creator: producer)
     }
 }
