@@ -30,6 +30,13 @@ public struct PDFStructure {
         streams.values.filter { !["/ObjStm", "/XRef"].contains($0.dictionary["/Type"] as? String ?? "") }.map(\.data).sorted()
     }
 
+    /// `contentData` but the XMP metadata streams: what a graft that makes the file PDF/A keeps
+    /// (its metadata must describe the new file, so it is written anew).
+    public var contentDataBesideMetadata: [String] {
+        streams.values.filter { !["/ObjStm", "/XRef", "/Metadata"].contains($0.dictionary["/Type"] as? String ?? "") }
+            .map(\.data).sorted()
+    }
+
     /// The raw bytes (base64) of every image XObject, sorted.
     public var imageData: [String] {
         streams.values.filter { $0.dictionary["/Subtype"] as? String == "/Image" }.map(\.data).sorted()
