@@ -413,7 +413,7 @@ def main():
                [] if DEBIAN_SRGB.exists() and COMPILED_SRGB.read_bytes() == DEBIAN_SRGB.read_bytes()
                else [f"{COMPILED_SRGB} differs from {DEBIAN_SRGB} (or icc-profiles-free is not installed: make setup)"])
         with tempfile.TemporaryDirectory() as scratch:
-            folder = pathlib.Path(arguments.artifacts or scratch)
+            folder = pathlib.Path(arguments.artifacts or scratch).resolve()
             folder.mkdir(parents=True, exist_ok=True)
             written = annotate(arguments.gloss, folder / "pdfa", [])
             report(f"a PDF for each of the {len(FIXTURES)} fixtures", [] if len(written) == len(FIXTURES)
