@@ -20,6 +20,7 @@ import argparse
 import hashlib
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -313,6 +314,9 @@ def qpdf_check(path):
 
 
 def annotate(gloss, output, extra, fixtures=FIXTURES, errors=None):
+    # A fresh batch each time: one left by an earlier run would be resumed, its pages skipped
+    # and its warnings not said again.
+    shutil.rmtree(output, ignore_errors=True)
     inputs = [name if pathlib.Path(name).is_absolute() else str(ROOT / "fixtures" / name) for name in fixtures]
     run = subprocess.run([gloss, "annotate", *inputs, "-o", str(output), "--no-faces", "--format", "pdf",
                           "--quiet", "--jobs", "2", "--text", "fast", *extra], capture_output=True, text=True)
