@@ -155,18 +155,23 @@ public struct PageLinks: Sendable, Equatable {
     /// The page's id in its batch and the version of its JSON as written (16 hex digits of the
     /// SHA-256 of the JSON's bytes, `Corrections.version(ofPageJSON:)`): the page view sends
     /// corrections against them. Nil when the page cannot be corrected (no JSON written).
-    public var correction: (page: String, version: String)? {
-        get { correctionPage.map { ($0, correctionVersion ?? "") } }
-        set { correctionPage = newValue?.page; correctionVersion = newValue?.version }
+    public var correction: Correction?
+
+    /// A page as corrections name it: its id and the version of its JSON.
+    public struct Correction: Sendable, Equatable {
+        public var page: String
+        public var version: String
+
+        public init(page: String, version: String) {
+            self.page = page
+            self.version = version
+        }
     }
-    private var correctionPage: String?
-    private var correctionVersion: String?
 
     public init(imagePath: String? = nil, indexPath: String = "../index.html", assetsPath: String = "../assets/",
                 dataPath: String = "../data/", sourceImage: String? = nil, outputs: [String: String] = [:],
-                original: String? = nil, correction: (page: String, version: String)? = nil) {
-        self.correctionPage = correction?.page
-        self.correctionVersion = correction?.version
+                original: String? = nil, correction: Correction? = nil) {
+        self.correction = correction
         self.imagePath = imagePath
         self.indexPath = indexPath
         self.assetsPath = assetsPath

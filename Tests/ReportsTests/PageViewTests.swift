@@ -36,7 +36,7 @@ struct PageViewTests {
         report.reviewed = PageReport.Attribution(by: "Ana <b>", at: "2026-12-02T13:00:00Z")
         let plain = Self.render(report)
         #expect(!plain.contains("data-version") && !plain.contains("data-page"))
-        let html = Self.render(report, links: PageLinks(imagePath: "sample.png", correction: ("a\"b", "0123456789abcdef")))
+        let html = Self.render(report, links: PageLinks(imagePath: "sample.png", correction: .init(page: "a\"b", version: "0123456789abcdef")))
         #expect(html.contains("<body class=\"page-body\" data-page=\"a&quot;b\" data-version=\"0123456789abcdef\">"))
         #expect(html.contains(" corrected\" id=\"w1\"") && !html.contains(" corrected\" id=\"w0\""), "the corrected word's box is marked")
         #expect(html.contains("<span class=\"w corrected\" data-i=\"1\">"))

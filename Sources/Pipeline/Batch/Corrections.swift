@@ -170,10 +170,8 @@ private struct PageState {
         }
         guard report.status == .ok else { throw .malformed(page: id, reason: "the page was not read (\(report.status.rawValue))") }
         self.bytes = Array(bytes)
-        version = Self.version(of: self.bytes)
+        version = Corrections.version(ofPageJSON: self.bytes)
     }
-
-    static func version(of bytes: [UInt8]) -> String { Corrections.version(ofPageJSON: bytes) }
 
     /// Writes `report` as the page's JSON, then everything made from it.
     mutating func write(_ report: PageReport) throws(CorrectionError) -> AppliedCorrections {
@@ -195,7 +193,7 @@ private struct PageState {
                               outputs: PageFiles.outputLinks(id: id, formats: settings.formats, pdf: pdf),
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath),
-                              correction: (id, Self.version(of: json)))
+                              correction: PageLinks.Correction(page: id, version: Corrections.version(ofPageJSON: json)))
         let context = settings.reportContext
         // The input file, for the PDF's pictures and the resolution the page view shows: opened
         // only when one of them is written, and only if it is still the file that was read.
@@ -289,7 +287,7 @@ private struct PageState {
             throw .file(path: layout.folder, cause: "the page is corrected, but its records are behind: \(error)")
         }
         self.report = report
-        return AppliedCorrections(page: id, version: Self.version(of: json), report: report, rewritten: rewritten,
+        return AppliedCorrections(page: id, version: Corrections.version(ofPageJSON: json), report: report, rewritten: rewritten,
                                   notRewritten: notRewritten)
     }
 

@@ -35,7 +35,7 @@ struct PageFiles {
         // The page view sends corrections against the version of the JSON written beside it (a
         // page that was not read takes none).
         let correction = settings.formats.isSuperset(of: [.json, .html]) && report.status == .ok
-            ? try (page: id, version: Corrections.version(ofPageJSON: JSONOutput.encode(report))) : nil
+            ? PageLinks.Correction(page: id, version: Corrections.version(ofPageJSON: try JSONOutput.encode(report))) : nil
         let links = PageLinks(imagePath: imageName, outputs: linked,
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath),
