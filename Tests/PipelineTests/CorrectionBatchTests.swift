@@ -186,6 +186,78 @@ struct CorrectionBatchTests {
         #expect(try batch.report(entry).words[target].text == wrong)
     }
 
+    /// A PDF input's document is grafted again: `gloss correct`, run from another folder than
+    /// the `annotate` that named its input relatively, finds the input by its recorded path,
+    /// and the document holds the corrected word, every other page's words, and the input's
+    /// streams byte for byte. An input changed since is refused, the document left as it was.
+    @Test func aCorrectedPDFInputIsGraftedAgain() throws {
+        let scratch = try ScratchFolder()
+        let inputs = scratch.path + "/in", elsewhere = scratch.path + "/elsewhere", output = scratch.path + "/out"
+        for folder in [inputs, elsewhere] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let input = inputs + "/scanned.pdf"
+        try FileManager.default.copyItem(atPath: Fixtures.path("pdf/scanned.pdf"), toPath: input)
+        let run = try Gloss.run(Gloss.executable, ["annotate", "in/scanned.pdf", "-o", "out", "--no-faces", "--format", "json,pdf,txt",
+                                                   "--quiet"], in: scratch.path)
+        #expect(run.status == 0, "\(run.standardError)")
+        let manifest = try PDFInputTests.manifest(output)
+        let entries = manifest.pages.sorted { $0.pageIndex < $1.pageIndex }
+        try #require(entries.count == 2)
+        #expect(entries.allSatisfy { $0.source == "in/scanned.pdf" && $0.inputPath == URL(fileURLWithPath: input).standardizedFileURL.path })
+        let reports = try entries.map { try PDFInputTests.report($0, in: output) }
+        let document = output + "/" + (try #require(entries[1].outputs["document"]))
+        let pagesPDF = output + "/" + (try #require(entries[1].outputs["pdf"]))
+        let graftedFirst = try #require(FileManager.default.contents(atPath: document))
+        func text(page: Int) throws -> String { try Tool.run("pdftotext", ["-f", "\(page)", "-l", "\(page)", document, "-"]) }
+        func tokens(_ text: String) -> [String] { text.split(whereSeparator: \.isWhitespace).map(String.init) }
+
+        // A word of page 2 read once in the whole document, corrected.
+        let everyWord = reports.flatMap { $0.words.map(\.text) }
+        let target = try #require(reports[1].words.firstIndex { word in
+            word.text.count >= 4 && word.text.allSatisfy(\.isLetter) && everyWord.filter { $0 == word.text }.count == 1
+        })
+        let wrong = reports[1].words[target].text
+        #expect(tokens(try text(page: 2)).contains(wrong), "the first graft holds the word as read")
+        let firstPage = try text(page: 1)
+        let retype = try Correction.retype(target, to: "Xylophone", on: reports[1], page: entries[1].id, by: "Ana", at: Self.at)
+        let file = scratch.path + "/corrections.json"
+        try Data(try JSONOutput.encode(CorrectionFile(corrections: [retype]))).write(to: URL(fileURLWithPath: file))
+        let corrected = try Gloss.run(Gloss.executable, ["correct", output, file], in: elsewhere)
+        #expect(corrected.status == 0 && !corrected.standardError.contains("not written again"), "\(corrected.standardError)")
+
+        // The corrected word is in the document, the wrong one no longer; page 1 keeps its words.
+        let second = tokens(try text(page: 2))
+        #expect(second.contains("Xylophone") && !second.contains(wrong), "\(second)")
+        #expect(try text(page: 1) == firstPage)
+        #expect(tokens(try text(page: 1)).count == reports[0].words.filter { !$0.text.isEmpty }.count)
+        #expect(try #require(FileManager.default.contents(atPath: document)) != graftedFirst)
+        // Still the input with a layer: every image and content stream as it was, qpdf finds no fault.
+        let before = try PDFStructure(input), after = try PDFStructure(document)
+        #expect(after.imageData == before.imageData)
+        #expect(Set(before.contentDataBesideMetadata).subtracting(after.contentData).isEmpty)
+        _ = try PDFStructure.run("qpdf", ["--check", document])
+        // pages/<id>.pdf is still another name for it, and the document's text has the word.
+        let (documentFile, pagesFile) = try (FileManager.default.attributesOfItem(atPath: document),
+                                             FileManager.default.attributesOfItem(atPath: pagesPDF))
+        #expect(documentFile[.systemFileNumber] as? Int == pagesFile[.systemFileNumber] as? Int)
+        #expect(FileManager.default.contents(atPath: pagesPDF) == FileManager.default.contents(atPath: document))
+        #expect(try String(contentsOfFile: output + "/" + entries[1].outputs["documentText"]!, encoding: .utf8).contains("Xylophone"))
+
+        // An input changed since it was read is not grafted again, and the result says why.
+        let graftedAgain = try #require(FileManager.default.contents(atPath: document))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("% changed\n".utf8))
+        try handle.close()
+        let next = try Correction.retype(target, to: "Zither", on: try PDFInputTests.report(entries[1], in: output), page: entries[1].id,
+                                         by: "Ana", at: Self.at)
+        try Data(try JSONOutput.encode(CorrectionFile(corrections: [next]))).write(to: URL(fileURLWithPath: file))
+        let refused = try Gloss.run(Gloss.executable, ["correct", output, file], in: elsewhere)
+        #expect(refused.status == 0, "the page is corrected; only its PDF is not")
+        #expect(refused.standardError.contains("not written again: pages/") && refused.standardError.contains("changed since it was read"),
+                "\(refused.standardError)")
+        #expect(FileManager.default.contents(atPath: document) == graftedAgain)
+    }
+
     /// `merge` carries each shard's journal, each correction once however often it is merged.
     @Test func mergeCarriesTheJournals() async throws {
         let scratch = try ScratchFolder()
@@ -215,5 +287,8 @@ struct CorrectionBatchTests {
             #expect(try CorrectionJournal.read(in: output) == made)
         }
         #expect(try Gloss.run(["search", output, "Merged1"]).status == 0)
+        // And each input's recorded path, where a correction finds it.
+        let merged = try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/gloss.json"))))
+        #expect(merged.pages.count == 2 && merged.pages.allSatisfy { $0.inputPath == $0.source })
     }
 }

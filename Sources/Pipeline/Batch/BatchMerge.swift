@@ -99,14 +99,17 @@ public enum BatchMerge {
         // batch merged into, then each shard in turn, as their pages are.
         var suspect: [String: Bool] = existing?.suspect ?? [:]
         var lowConfidence: [String: Bool] = existing?.lowConfidence ?? [:]
+        var inputPath: [String: String] = existing?.inputPath ?? [:]
         for shard in shards {
             suspect.merge(shard.suspect) { _, theirs in theirs }
             lowConfidence.merge(shard.lowConfidence) { _, theirs in theirs }
+            inputPath.merge(shard.inputPath) { _, theirs in theirs }
         }
         let pages = try merged.pages().map { page in
             var entry = ManifestEntry(page)
             entry.suspect = suspect[entry.id]
             entry.lowConfidence = lowConfidence[entry.id]
+            entry.inputPath = inputPath[entry.id]
             return entry
         }
         // The count reported is the count merged: every page of every shard, once.
@@ -155,6 +158,8 @@ public enum BatchMerge {
         /// Each page's review flag (`ManifestEntry.suspect`), by page id, from its manifest.
         var suspect: [String: Bool]
         var lowConfidence: [String: Bool]
+        /// Each page's input file's absolute path (`ManifestEntry.inputPath`), by page id.
+        var inputPath: [String: String]
 
         init(checking folder: String) throws {
             self.folder = folder
@@ -177,6 +182,7 @@ public enum BatchMerge {
             try checkAgreement(of: manifest, with: listed, in: folder)
             suspect = manifest.suspectByID
             lowConfidence = manifest.lowConfidenceByID
+            inputPath = manifest.inputPathByID
         }
     }
 
@@ -206,6 +212,7 @@ public enum BatchMerge {
         /// Review flags from its manifest, when it has one that reads.
         var suspect: [String: Bool]
         var lowConfidence: [String: Bool]
+        var inputPath: [String: String]
     }
 
     /// A batch already in `output`, or nil when it holds none; refuses a folder holding
@@ -229,7 +236,7 @@ public enum BatchMerge {
             let manifest = try? readManifest(of: output)
             return ExistingBatch(folder: output, index: index, pageNames: pageNames, listed: listed,
                                  files: try ShardFiles(of: listed, in: output), suspect: manifest?.suspectByID ?? [:],
-                                 lowConfidence: manifest?.lowConfidenceByID ?? [:])
+                                 lowConfidence: manifest?.lowConfidenceByID ?? [:], inputPath: manifest?.inputPathByID ?? [:])
         } catch let error as MergeError {
             throw error
         } catch {
@@ -285,8 +292,10 @@ extension BatchManifest {
     var suspectByID: [String: Bool] { flags(\.suspect) }
     /// The low-confidence flag of each page that has one, by page id.
     var lowConfidenceByID: [String: Bool] { flags(\.lowConfidence) }
+    /// The input file's absolute path of each page that has one, by page id.
+    var inputPathByID: [String: String] { flags(\.inputPath) }
 
-    private func flags(_ flag: KeyPath<ManifestEntry, Bool?>) -> [String: Bool] {
+    private func flags<Value>(_ flag: KeyPath<ManifestEntry, Value?>) -> [String: Value] {
         Dictionary(pages.compactMap { entry in entry[keyPath: flag].map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
     }
 }

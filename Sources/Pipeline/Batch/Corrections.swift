@@ -2,6 +2,7 @@ import Foundation
 import GlossContract
 import GlossImaging
 import GlossIndex
+import GlossPDFGraft
 import GlossReports
 import Synchronization
 
@@ -191,14 +192,14 @@ private struct PageState {
         let pdf = Self.pdfKind(of: entry)
         let links = PageLinks(imagePath: entry.outputs["image"].map { ($0 as NSString).lastPathComponent },
                               outputs: PageFiles.outputLinks(id: id, formats: settings.formats, pdf: pdf),
-                              original: PageLinks.link(to: report.source, from: layout.pagesFolder,
+                              original: PageLinks.link(to: entry.inputFile, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath),
                               correction: PageLinks.Correction(page: id, version: Corrections.version(ofPageJSON: json)))
         let context = settings.reportContext
         // The input file, for the PDF's pictures and the resolution the page view shows: opened
         // only when one of them is written, and only if it is still the file that was read.
         let source = settings.formats.contains(.pdf) || settings.formats.contains(.html)
-            ? Result(catching: { try Self.openSource(of: report, inputHash: entry.inputHash, settings: settings) }) : nil
+            ? Result(catching: { try Self.openSource(entry.inputFile, inputHash: entry.inputHash, settings: settings) }) : nil
         var resolution: Int?
         if settings.formats.contains(.html), case .success(let image) = source, let decoded = try? image.decodePage(report.pageIndex) {
             resolution = decoded.resolution.map { Int((Double($0) * Double(decoded.size.width) / Double(max(1, decoded.raster.width))).rounded()) }
@@ -216,7 +217,7 @@ private struct PageState {
         let siblings = manifest.pages.filter { $0.source == report.source }.sorted { $0.pageIndex < $1.pageIndex }
         let everyPage = siblings.map { sibling in
             sibling.id == id ? report : Self.report(of: sibling, in: layout) ?? PageReport(
-                source: sibling.source, pageIndex: sibling.pageIndex, status: .failed, error: "its JSON does not read")
+                source: sibling.source, pageIndex: sibling.pageIndex, status: .failed, error: Self.unreadJSON)
         }
         var reports = [report]
         if case .combined(let combinedID) = pdf {
@@ -225,24 +226,27 @@ private struct PageState {
                 try put(file.bytes, "pages/" + combinedID + "." + file.fileExtension)
             }
         }
-        // A PDF input's PDF is the input with its text layer grafted on (`DocumentFiles`),
-        // which a correction does not graft again: it keeps the words as read.
-        let isPDFInput = (try? source?.get())?.format == .pdf
+        // A PDF input's PDF is the input with its text layer grafted on (`DocumentFiles`): it is
+        // grafted again, from every page's words as they now stand, and the pages' PDF is
+        // another name for it. An image's PDF is drawn again from its picture.
         if settings.formats.contains(.pdf), let path = entry.outputs["pdf"], let source {
-            if isPDFInput {
-                notRewritten.append("\(path): a PDF input's grafted text layer keeps the words as read")
-            } else {
-                do {
-                    try Self.writePDF(reports, of: try source.get(), to: layout.folder + "/" + path, settings: settings)
+            do {
+                let image = try source.get()
+                if image.format == .pdf {
+                    try regraft(everyPage, of: image, pdf: path)
+                    rewritten.append(contentsOf: [entry.outputs["document"], path].compactMap { $0 })
+                } else {
+                    try Self.writePDF(reports, of: image, to: layout.folder + "/" + path, settings: settings)
                     rewritten.append(path)
-                } catch {
-                    notRewritten.append("\(path): \(error)")
                 }
+            } catch {
+                notRewritten.append("\(path): \(error)")
             }
         }
         // The input's document in documents/: an image's PDF is another name for the one just
         // written, and its whole text is written again.
-        if let document = entry.outputs["document"], let path = entry.outputs["pdf"], rewritten.contains(path) {
+        if let document = entry.outputs["document"], let path = entry.outputs["pdf"], rewritten.contains(path),
+           !rewritten.contains(document) {
             do {
                 try AtomicFile.share(layout.folder + "/" + path, as: layout.folder + "/" + document)
                 rewritten.append(document)
@@ -274,6 +278,7 @@ private struct PageState {
         var updated = ManifestEntry(report: report, id: id, outputs: entry.outputs)
         updated.inputHash = entry.inputHash
         updated.settingsHash = entry.settingsHash
+        updated.inputPath = entry.inputPath
         manifest.pages[entryIndex] = updated
         do {
             let database = try BatchIndex(folder: layout.folder, create: false)
@@ -290,6 +295,28 @@ private struct PageState {
         return AppliedCorrections(page: id, version: Corrections.version(ofPageJSON: json), report: report, rewritten: rewritten,
                                   notRewritten: notRewritten)
     }
+
+    /// Grafts the text layer of `reports` (every page of the PDF input `image`, one corrected)
+    /// onto the input again, as the run that read it did (`DocumentFiles`, the same
+    /// `--pdf-mode` and PDF/A), over `documents/<name>.pdf`, and links `pdf` (its pages' PDF,
+    /// relative to the batch folder) to it.
+    func regraft(_ reports: [PageReport], of image: ImageFile, pdf: String) throws {
+        guard let document = entry.outputs["document"] else { throw RegraftError.noDocument }
+        // A sibling page whose JSON does not read would lose its layer.
+        if let unread = reports.first(where: { $0.status != .ok && $0.error == Self.unreadJSON }) {
+            throw RegraftError.unreadPage(unread.pageIndex)
+        }
+        let id = ((pdf as NSString).lastPathComponent as NSString).deletingPathExtension
+        guard layout.pagesFolder + "/" + id + "." + OutputFormat.pdf.fileExtension == layout.folder + "/" + pdf else {
+            throw RegraftError.noDocument
+        }
+        let file = PageGraph.OpenedFile(image: image, hash: entry.inputHash ?? "", graft: PDFGraft.inspection(of: image.path))
+        try DocumentFiles(layout: layout, settings: manifest.settings)
+            .write(reports, of: file, id: id, links: ["document": document], isCurrent: false)
+    }
+
+    /// The error of a sibling page whose JSON does not read.
+    static let unreadJSON = "its JSON does not read"
 
     /// Whether the page's PDF is its own or its multi-page file's.
     static func pdfKind(of entry: ManifestEntry) -> PagePDF {
@@ -310,9 +337,9 @@ private struct PageState {
     }
 
     /// The page's input file, which must still be the one read (its SHA-256 is checked).
-    static func openSource(of report: PageReport, inputHash: String?, settings: AnnotationSettings) throws -> ImageFile {
-        let source = report.source
+    static func openSource(_ source: String, inputHash: String?, settings: AnnotationSettings) throws -> ImageFile {
         guard !RemoteFetcher.isRemote(source) else { throw PDFSourceError.remote(source) }
+        guard FileManager.default.fileExists(atPath: source) else { throw PDFSourceError.missing(source) }
         let image = try ImageFile(contentsOf: source, pixelLimit: settings.pixelLimit, pdfResolution: settings.pdfResolution)
         if let inputHash, try SHA256.hex(of: image) != inputHash { throw PDFSourceError.changed(source) }
         return image
@@ -330,15 +357,33 @@ private struct PageState {
     }
 }
 
-/// Why a corrected page's PDF could not be made again: its picture comes from the input file.
+/// Why a corrected page's PDF could not be made again: its picture, or a PDF input's pages,
+/// come from the input file.
 enum PDFSourceError: Error, CustomStringConvertible {
     case remote(String)
     case changed(String)
+    case missing(String)
 
     var description: String {
         switch self {
         case .remote(let source): "its input \(source) was downloaded and is not kept, so the PDF holds the words as read"
         case .changed(let source): "its input \(source) changed since it was read, so the PDF holds the words as read"
+        case .missing(let source): "its input \(source) is no longer there, so the PDF holds the words as read"
+        }
+    }
+}
+
+/// Why a corrected PDF input's document could not be grafted again (its input is the one read).
+enum RegraftError: Error, CustomStringConvertible {
+    /// The batch records no document for the input, or its pages' PDF is not in `pages/`.
+    case noDocument
+    /// A page of the input has a JSON that does not read, so its words are not known.
+    case unreadPage(Int)
+
+    var description: String {
+        switch self {
+        case .noDocument: "the batch records no grafted document for its input, so the PDF holds the words as read"
+        case .unreadPage(let index): "page \(index + 1) of its input does not read (its JSON), so the PDF holds the words as read"
         }
     }
 }

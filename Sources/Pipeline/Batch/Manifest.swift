@@ -47,6 +47,11 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     /// SHA-256 of the input file's bytes; with `settingsHash`, what lets a re-run skip the page.
     public var inputHash: String?
     public var settingsHash: String?
+    /// The input file's absolute path when it was read, for the runs that resolve a relative
+    /// `source` from another folder (a correction drawing the PDF again); nil for a download,
+    /// and in batches from before it was recorded (then `source` is taken from the folder one
+    /// is in). Not part of any fingerprint.
+    public var inputPath: String?
     /// The files written for the page, by format (`json`, `html`, `hocr`... and `image` for the
     /// display copy), relative to the batch folder; empty when the page produced none.
     public var outputs: [String: String]
@@ -71,6 +76,14 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         failed.status = .failed
         failed.error = String(describing: error)
         return failed
+    }
+
+    /// Where the input file is: its recorded absolute path, else `source` as given.
+    var inputFile: String { inputPath ?? source }
+
+    /// The absolute path of a local input named `source` from the current folder; nil for a URL.
+    static func absolutePath(of source: String) -> String? {
+        RemoteFetcher.isRemote(source) ? nil : URL(fileURLWithPath: source).standardizedFileURL.path
     }
 
     /// Which input page this entry is about.

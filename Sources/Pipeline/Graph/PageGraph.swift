@@ -110,6 +110,7 @@ struct PageGraph: Sendable {
                 }) {
                     var entry = finished.entry
                     entry.outputs.merge(documentLinks) { _, new in new }
+                    entry.inputPath = entry.inputPath ?? ManifestEntry.absolutePath(of: path)
                     await batch.recorder.skip(entry, report: finished.report, position: position)
                     done[index] = (entry, finished.report)
                     continue
@@ -134,6 +135,7 @@ struct PageGraph: Sendable {
                     var entry = ManifestEntry(report: report, id: id,
                                               outputs: outcome.outputs.isEmpty ? [:] : outcome.outputs.merging(documentLinks) { _, new in new })
                     entry.inputHash = file.hash
+                    entry.inputPath = ManifestEntry.absolutePath(of: path)
                     entry.settingsHash = batch.settingsHash
                     await batch.recorder.record(entry, report: report, position: position)
                     if outcome.corrections.applied > 0 || !outcome.corrections.unmatched.isEmpty {
