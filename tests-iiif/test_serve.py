@@ -189,6 +189,25 @@ def corrections(served, batch, pages):
     journal = (batch / "gloss.corrections").read_text().splitlines()
     check("the journal holds the one correction applied", len(journal) == 1 and "Zanzibar" in journal[0], repr(journal))
 
+    # A PDF input's page: its document is grafted again, with the corrected word.
+    entry = next(page for page in pages if page["source"].endswith("scanned.pdf"))
+    _, _, data = served.request("GET", "/api/pages/" + entry["id"])
+    loaded = json.loads(data)
+    texts = [w["text"] for w in loaded["report"]["words"]]
+    index, word = next((i, w) for i, w in enumerate(loaded["report"]["words"])
+                       if len(w["text"]) > 3 and w["text"].isalpha() and texts.count(w["text"]) == 1)
+    fix = {"page": entry["id"], "kind": "retype", "word": index, "old": [{"text": word["text"], "box": word["box"]}],
+           "new": [{"text": "Quetzal", "box": word["box"]}], "by": "Ana", "at": "2026-12-05T12:00:00Z"}
+    status, _, data = served.request("POST", "/api/corrections", dict(write, **{"If-Match": '"%s"' % loaded["version"]}),
+                                     json.dumps({"corrections": [fix]}).encode())
+    answer = json.loads(data) if status == 200 else {}
+    document = batch / entry["outputs"]["document"]
+    page = str(entry["pageIndex"] + 1)
+    text = subprocess.run(["pdftotext", "-f", page, "-l", page, str(document), "-"], capture_output=True, text=True).stdout.split()
+    check("a PDF input's document is grafted again with the corrected word",
+          status == 200 and answer.get("notRewritten") == [] and entry["outputs"]["document"] in answer.get("rewritten", [])
+          and "Quetzal" in text and word["text"] not in text, "%d %r %r" % (status, data[:300], text[:20]))
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -200,7 +219,8 @@ def main():
     artifacts.mkdir(parents=True)
     batch = artifacts / "batch"
     run = subprocess.run([arguments.gloss, "annotate", str(ROOT / "fixtures/text/two-pages.tif"),
-                          str(ROOT / "fixtures/text/sans.png"), "-o", str(batch), "--no-faces", "-q",
+                          str(ROOT / "fixtures/text/sans.png"), str(ROOT / "fixtures/pdf/scanned.pdf"), "-o", str(batch),
+                          "--no-faces", "-q",
                           "--format", "html,json,alto,hocr,pdf,iiif", "--text", "fast"], capture_output=True, text=True)
     if run.returncode != 0:
         print("gloss annotate failed: %s" % run.stderr)
