@@ -189,18 +189,21 @@ struct CorrectionBatchTests {
     /// A PDF input's document is grafted again: `gloss correct`, run from another folder than
     /// the `annotate` that named its input relatively, finds the input by its recorded path,
     /// and the document holds the corrected word, every other page's words, and the input's
-    /// streams byte for byte. An input changed since is refused, the document left as it was.
+    /// streams byte for byte; one made PDF/A-2b at first (OCRmyPDF's `jbig2.pdf`) stays so. An
+    /// input changed since is refused, the document left as it was.
     @Test func aCorrectedPDFInputIsGraftedAgain() throws {
         let scratch = try ScratchFolder()
         let inputs = scratch.path + "/in", elsewhere = scratch.path + "/elsewhere", output = scratch.path + "/out"
         for folder in [inputs, elsewhere] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        let input = inputs + "/scanned.pdf"
+        let input = inputs + "/scanned.pdf", archived = inputs + "/jbig2.pdf"
         try FileManager.default.copyItem(atPath: Fixtures.path("pdf/scanned.pdf"), toPath: input)
-        let run = try Gloss.run(Gloss.executable, ["annotate", "in/scanned.pdf", "-o", "out", "--no-faces", "--format", "json,pdf,txt",
-                                                   "--quiet"], in: scratch.path)
+        try FileManager.default.copyItem(atPath: Fixtures.path("ocrmypdf/jbig2.pdf"), toPath: archived)
+        let run = try Gloss.run(Gloss.executable, ["annotate", "in/scanned.pdf", "in/jbig2.pdf", "-o", "out", "--no-faces",
+                                                   "--format", "json,pdf,txt", "--quiet"], in: scratch.path)
         #expect(run.status == 0, "\(run.standardError)")
         let manifest = try PDFInputTests.manifest(output)
-        let entries = manifest.pages.sorted { $0.pageIndex < $1.pageIndex }
+        let entries = manifest.pages.filter { $0.source == "in/scanned.pdf" }.sorted { $0.pageIndex < $1.pageIndex }
+        let archivedEntry = try #require(manifest.pages.first { $0.source == "in/jbig2.pdf" })
         try #require(entries.count == 2)
         #expect(entries.allSatisfy { $0.source == "in/scanned.pdf" && $0.inputPath == URL(fileURLWithPath: input).standardizedFileURL.path })
         let reports = try entries.map { try PDFInputTests.report($0, in: output) }
@@ -219,8 +222,16 @@ struct CorrectionBatchTests {
         #expect(tokens(try text(page: 2)).contains(wrong), "the first graft holds the word as read")
         let firstPage = try text(page: 1)
         let retype = try Correction.retype(target, to: "Xylophone", on: reports[1], page: entries[1].id, by: "Ana", at: Self.at)
+        let archivedReport = try PDFInputTests.report(archivedEntry, in: output)
+        let archivedDocument = output + "/" + (try #require(archivedEntry.outputs["document"]))
+        let isArchive = { (path: String) in
+            (FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? "").contains("<pdfaid:part>2</pdfaid:part>")
+        }
+        #expect(isArchive(archivedDocument) && !isArchive(document), "jbig2.pdf is made PDF/A-2b, scanned.pdf (Helvetica not embedded) not")
+        let archivedTarget = try #require(archivedReport.words.firstIndex { $0.text.count >= 4 })
+        let archivedFix = try Correction.retype(archivedTarget, to: "Quetzal", on: archivedReport, page: archivedEntry.id, by: "Ana", at: Self.at)
         let file = scratch.path + "/corrections.json"
-        try Data(try JSONOutput.encode(CorrectionFile(corrections: [retype]))).write(to: URL(fileURLWithPath: file))
+        try Data(try JSONOutput.encode(CorrectionFile(corrections: [retype, archivedFix]))).write(to: URL(fileURLWithPath: file))
         let corrected = try Gloss.run(Gloss.executable, ["correct", output, file], in: elsewhere)
         #expect(corrected.status == 0 && !corrected.standardError.contains("not written again"), "\(corrected.standardError)")
 
@@ -235,6 +246,11 @@ struct CorrectionBatchTests {
         #expect(after.imageData == before.imageData)
         #expect(Set(before.contentDataBesideMetadata).subtracting(after.contentData).isEmpty)
         _ = try PDFStructure.run("qpdf", ["--check", document])
+        // The PDF/A-2b one is grafted again as the run did: still PDF/A-2b, its JBIG2 image as it was.
+        #expect(tokens(try Tool.run("pdftotext", [archivedDocument, "-"])).contains("Quetzal"))
+        #expect(isArchive(archivedDocument))
+        #expect(try PDFStructure(archivedDocument).imageData == PDFStructure(archived).imageData)
+        _ = try PDFStructure.run("qpdf", ["--check", archivedDocument])
         // pages/<id>.pdf is still another name for it, and the document's text has the word.
         let (documentFile, pagesFile) = try (FileManager.default.attributesOfItem(atPath: document),
                                              FileManager.default.attributesOfItem(atPath: pagesPDF))
