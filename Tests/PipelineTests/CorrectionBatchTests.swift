@@ -274,6 +274,26 @@ struct CorrectionBatchTests {
         #expect(FileManager.default.contents(atPath: document) == graftedAgain)
     }
 
+    /// A page whose own text `--pdf-mode skip` keeps has no layer of Gloss's to show a
+    /// correction: its JSON is corrected, and the result says the PDF shows the words as they were.
+    @Test func aPageWhoseTextIsKeptSaysItsPDFIsAsItWas() async throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let run = try Gloss.run(["annotate", Fixtures.path("pdf/text-layer.pdf"), "-o", output, "--no-faces", "--format", "json,pdf",
+                                 "--quiet", "--pdf-mode", "skip"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let entry = try #require(try PDFInputTests.manifest(output).pages.first { $0.pageIndex == 0 })
+        let open = try await CorrectableBatch.open(output)
+        let (report, version) = try open.page(entry.id)
+        let target = try #require(report.words.firstIndex { $0.text.count >= 3 })
+        let applied = try Corrections.apply([try Correction.retype(target, to: "Quetzal", on: report, page: entry.id, by: "Ana", at: Self.at)],
+                                            to: entry.id, batch: open, version: version)
+        #expect(applied.report.words[target].text == "Quetzal")
+        #expect(applied.notRewritten.count == 1 && applied.notRewritten[0].contains("page 1 keeps its own text under --pdf-mode skip"),
+                "\(applied.notRewritten)")
+        #expect(!(try Tool.run("pdftotext", ["-f", "1", "-l", "1", output + "/" + entry.outputs["document"]!, "-"])).contains("Quetzal"))
+    }
+
     /// `merge` carries each shard's journal, each correction once however often it is merged.
     @Test func mergeCarriesTheJournals() async throws {
         let scratch = try ScratchFolder()

@@ -233,8 +233,12 @@ private struct PageState {
             do {
                 let image = try source.get()
                 if image.format == .pdf {
-                    try regraft(everyPage, of: image, pdf: path)
+                    let keeps = try regraft(everyPage, of: image, pdf: path, corrected: report.pageIndex)
                     rewritten.append(contentsOf: [entry.outputs["document"], path].compactMap { $0 })
+                    if keeps {
+                        notRewritten.append("\(path): page \(report.pageIndex + 1) keeps its own text under --pdf-mode "
+                                            + "\(settings.pdfMode.rawValue), so the PDF shows its words as they were")
+                    }
                 } else {
                     try Self.writePDF(reports, of: image, to: layout.folder + "/" + path, settings: settings)
                     rewritten.append(path)
@@ -299,8 +303,9 @@ private struct PageState {
     /// Grafts the text layer of `reports` (every page of the PDF input `image`, one corrected)
     /// onto the input again, as the run that read it did (`DocumentFiles`, the same
     /// `--pdf-mode` and PDF/A), over `documents/<name>.pdf`, and links `pdf` (its pages' PDF,
-    /// relative to the batch folder) to it.
-    func regraft(_ reports: [PageReport], of image: ImageFile, pdf: String) throws {
+    /// relative to the batch folder) to it. Returns whether page `corrected` is one whose own
+    /// text the batch's `--pdf-mode` keeps, so that no layer of Gloss's shows its correction.
+    func regraft(_ reports: [PageReport], of image: ImageFile, pdf: String, corrected: Int) throws -> Bool {
         guard let document = entry.outputs["document"] else { throw RegraftError.noDocument }
         // A sibling page whose JSON does not read would lose its layer.
         if let unread = reports.first(where: { $0.status != .ok && $0.error == Self.unreadJSON }) {
@@ -313,6 +318,8 @@ private struct PageState {
         let file = PageGraph.OpenedFile(image: image, hash: entry.inputHash ?? "", graft: PDFGraft.inspection(of: image.path))
         try DocumentFiles(layout: layout, settings: manifest.settings)
             .write(reports, of: file, id: id, links: ["document": document], isCurrent: false)
+        let hasTextLayer = reports.first { $0.pageIndex == corrected }?.existingText.map { !$0.isEmpty } ?? false
+        return manifest.settings.pdfMode.keepsText(hasTextLayer: hasTextLayer, text: file.text(ofPage: corrected))
     }
 
     /// The error of a sibling page whose JSON does not read.
