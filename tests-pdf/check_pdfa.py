@@ -17,7 +17,9 @@ The last line is "N passed, N failed". Run it with the interpreter of the virtua
 """
 
 import argparse
+import datetime
 import hashlib
+import json
 import pathlib
 import re
 import shutil
@@ -78,6 +80,33 @@ def text(value):
     return str(value) if value is not None else None
 
 
+def pdf_date(value):
+    """A PDF date (D:YYYYMMDDHHmmSSOHH'mm') as (the UTC instant, or the local fields with no zone)."""
+    match = re.fullmatch(r"(?:D:)?(\d{4})(\d\d)?(\d\d)?(\d\d)?(\d\d)?(\d\d)?(?:(Z)[\d']*|([+-])(\d\d)'?(\d\d)?'?)?",
+                         value.strip())
+    if not match:
+        return ("unreadable", value)
+    year, month, day, hour, minute, second, zulu, sign, zone_hours, zone_minutes = match.groups()
+    fields = datetime.datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0), int(second or 0))
+    if zulu or sign:
+        offset = 0 if zulu else (1 if sign == "+" else -1) * (int(zone_hours) * 60 + int(zone_minutes or 0))
+        return ("utc", fields - datetime.timedelta(minutes=offset))
+    return ("local", fields)
+
+
+def xmp_date(value):
+    """An XMP date (ISO 8601, as precise as it is) in pdf_date's terms."""
+    match = re.fullmatch(r"(\d{4})(?:-(\d\d)(?:-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d))?(Z|[+-]\d\d:\d\d)?)?)?)?",
+                         value.strip())
+    if not match:
+        return ("unreadable", value)
+    year, month, day, hour, minute, second, zone = match.groups()
+    digits = year + (month or "") + (day or "") + (hour or "") + (minute or "") + (second or "")
+    if zone:
+        digits += "Z" if zone == "Z" else zone[0] + zone[1:3] + "'" + zone[4:6] + "'"
+    return pdf_date(digits)
+
+
 def check_metadata(pdf, fail):
     """The XMP stream names PDF/A-2b and says what the information dictionary says."""
     metadata = pdf.Root.get("/Metadata")
@@ -123,8 +152,11 @@ def check_metadata(pdf, fail):
         if key not in info:
             continue
         if key.endswith("Date"):
-            # Dates are compared as the same instant; Gloss writes none.
-            fail(len(values(path)) == 1, f"{key} is in the information dictionary but {path} is not in the XMP")
+            # Dates are compared as the same instant.
+            found = values(path)
+            if fail(len(found) == 1, f"{key} is in the information dictionary but {path} is not in the XMP"):
+                fail(pdf_date(text(info[key])) == xmp_date(found[0]),
+                     f"{key} {text(info[key])!r} is not the instant of {path} {found[0]!r}")
             continue
         fail(values(path) == [text(info[key])], f"{key} {text(info[key])!r} is {values(path)} in the XMP")
 
@@ -433,7 +465,7 @@ def main():
                 problems += qpdf_check(path)
             report(f"--pdf-standard none writes {len(plain)} plain PDFs, qpdf --check clean", problems)
             said = []
-            grafted = annotate(arguments.gloss, folder / "grafted", [], GRAFTED, said)
+            grafted = annotate(arguments.gloss, folder / "grafted", ["--format", "pdf,json"], GRAFTED, said)
             documents = sorted((folder / "grafted" / "documents").rglob("*.pdf"))
             report(f"a grafted document for each of the {len(GRAFTED)} PDF inputs", [] if len(documents) == len(GRAFTED)
                    else [f"{len(documents)} documents: {[path.name for path in documents]}"])
@@ -442,9 +474,17 @@ def main():
                     report(f"PDF/A-2b structure and qpdf --check of the grafted {path.relative_to(folder)}",
                            check_pdfa(path) + qpdf_check(path))
                 else:
-                    report(f"the grafted {path.relative_to(folder)} is refused PDF/A with its reason, qpdf --check clean",
+                    # The reason is said once on stderr, and each of the document's pages carries it.
+                    said_reason = re.search(re.escape(path.name) + r": not made PDF/A-2b: (.*)", said[0])
+                    pages = [json.loads(page.read_text()) for page in (folder / "grafted" / "pages").glob("*.json")]
+                    pages = [page for page in pages if pathlib.Path(page["source"]).name == path.name]
+                    carried = {page.get("archiveRefusal") for page in pages}
+                    report(f"the grafted {path.relative_to(folder)} is refused PDF/A, its reason said once and on each "
+                           f"of its {len(pages)} page(s), qpdf --check clean",
                            qpdf_check(path) + ([] if said[0].count(f"{path.name}: not made PDF/A-2b: ") == 1
-                                               else [f"no reason said once: {said[0]!r}"]))
+                                               else [f"no reason said once: {said[0]!r}"])
+                           + ([] if said_reason and pages and carried == {said_reason.group(1)}
+                              else [f"the pages' archiveRefusal {carried} is not the reason said"]))
             scripted = folder / "scripted.pdf"
             with pikepdf.open(ROOT / "fixtures" / GRAFTED[0]) as pdf:
                 action = pdf.make_indirect(pikepdf.Dictionary(S=Name.JavaScript, JS=pikepdf.String("app.alert(1)")))
@@ -456,6 +496,25 @@ def main():
             report("an input with JavaScript is grafted without the PDF/A claim, the reason said once",
                    ([] if len(refused) == 1 and not claims_pdfa(refused[0]) else [f"documents: {refused}"])
                    + ([] if errors[0].count("not made PDF/A-2b: it has document actions") == 1 else [f"stderr: {errors[0]!r}"]))
+            described = folder / "described.pdf"
+            information = {"/Title": "Linn, a test page", "/Author": "Jane Roe", "/Subject": "CCITT fax page",
+                           "/Keywords": "fax; test", "/Creator": "tiff2pdf", "/CreationDate": "D:20160119123847+01'00'",
+                           "/ModDate": "D:20170203040506Z", "/Archive-Shelf": "B-12"}
+            with pikepdf.open(ROOT / "fixtures" / "ocrmypdf/ccitt.pdf") as pdf:
+                for key, value in information.items():
+                    pdf.docinfo[key] = pikepdf.String(value)
+                pdf.save(described)
+            annotate(arguments.gloss, folder / "described", [], [str(described)])
+            kept = sorted((folder / "described" / "documents").rglob("*.pdf"))
+            problems = [f"documents: {kept}"] if len(kept) != 1 or not claims_pdfa(kept[0]) else []
+            if not problems:
+                problems = check_pdfa(kept[0]) + qpdf_check(kept[0])
+                with pikepdf.open(kept[0]) as pdf:
+                    for key, value in information.items():
+                        if text(pdf.docinfo.get(key)) != value:
+                            problems.append(f"{key} is {text(pdf.docinfo.get(key))!r}, not the input's {value!r}")
+            report("a grafted input's title, author, subject, keywords, creator, dates and own entries are kept, "
+                   "in the XMP alike", problems)
             plain_grafted = annotate(arguments.gloss, folder / "plain-grafted", ["--pdf-standard", "none"], GRAFTED[:1])
             report("--pdf-standard none grafts without the PDF/A claim",
                    [f"{path.name} claims PDF/A" for path in plain_grafted if claims_pdfa(path)])

@@ -267,13 +267,13 @@ extern "C" int gloss_qpdf_archive_refusal(char const* path, char* reason, size_t
 extern "C" int gloss_qpdf_graft(char const* input, char const* layer, int const* pages, double const* matrices, int count,
                                 int const* strip, int strip_count, char const* output, char* error, size_t error_size) {
     return gloss_qpdf_graft_archive(input, layer, pages, matrices, count, strip, strip_count, output, nullptr, nullptr, 0,
-                                    nullptr, nullptr, nullptr, error, error_size);
+                                    nullptr, nullptr, 0, error, error_size);
 }
 
 extern "C" int gloss_qpdf_graft_archive(char const* input, char const* layer, int const* pages, double const* matrices, int count,
                                         int const* strip, int strip_count, char const* output, char const* xmp,
-                                        unsigned char const* profile, size_t profile_size, char const* title, char const* producer,
-                                        char const* creator, char* error, size_t error_size) {
+                                        unsigned char const* profile, size_t profile_size, char const* const* info_keys,
+                                        char const* const* info_values, int info_count, char* error, size_t error_size) {
     try {
         QPDF pdf;
         pdf.setSuppressWarnings(true);
@@ -332,10 +332,18 @@ extern "C" int gloss_qpdf_graft_archive(char const* input, char const* layer, in
             auto intents = QPDFObjectHandle::newArray();
             intents.appendItem(pdf.makeIndirectObject(intent));
             root.replaceKey("/OutputIntents", intents);
+            // The input's information dictionary, its entries that the XMP repeats replaced by
+            // those given (so the two agree, ISO 19005-2 6.6.2.3.1); its others stay.
             auto info = QPDFObjectHandle::newDictionary();
-            info.replaceKey("/Title", text(title));
-            info.replaceKey("/Producer", text(producer));
-            info.replaceKey("/Creator", text(creator));
+            auto old = pdf.getTrailer().getKey("/Info");
+            if (old.isDictionary()) {
+                for (auto const& key : old.getKeys()) info.replaceKey(key, old.getKey(key));
+            }
+            for (char const* key : {"/Title", "/Author", "/Subject", "/Keywords", "/Creator", "/Producer", "/CreationDate",
+                                    "/ModDate", "/Trapped"}) {
+                info.removeKey(key);
+            }
+            for (int i = 0; i < info_count; ++i) info.replaceKey(info_keys[i], text(info_values[i]));
             pdf.getTrailer().replaceKey("/Info", pdf.makeIndirectObject(info));
         }
         QPDFWriter writer(pdf, output);

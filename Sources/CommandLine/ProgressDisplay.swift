@@ -81,6 +81,9 @@ final class ProgressDisplay {
                 error("gloss: \(Self.name(source, pageIndex)): a \(correction.kind.rawValue) by \(correction.by) (\(correction.at)) "
                       + "no longer matches the page as read: " + words.joined(separator: ", "))
             }
+        case .notArchival(let source, let reason):
+            // Said even with --quiet: the document is not what was asked for.
+            error("gloss: warning: \(source): not made PDF/A-2b: \(reason)")
         case .pruned(let pages):
             // Said even with --quiet: files went.
             error("gloss: pruned \(BatchSummary.count(pages, "page")) of inputs no longer named")

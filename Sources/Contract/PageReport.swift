@@ -150,6 +150,10 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// reader extracts it; nil for images and for PDF pages without text. With `--skip-text`
     /// it is also the page's `words` and `lines`.
     public var existingText: String?
+    /// Why the searchable PDF of the page's document is not PDF/A-2b although that standard
+    /// was asked (a PDF input with JavaScript, fonts not embedded, transparency…); nil for
+    /// every other page.
+    public var archiveRefusal: String?
     /// Signs that the page needs a reviewer's eye; nil when not measured (older reports, pages
     /// without text recognition).
     public var review: PageReview?
@@ -236,7 +240,7 @@ public struct PageReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case source, pageIndex, width, height, status, error, text, words, lines, paragraphs, blocks, faces, timings
-        case timeline, regions, existingText, review, preparation, reviewed
+        case timeline, regions, existingText, archiveRefusal, review, preparation, reviewed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -257,6 +261,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         timeline = try container.decodeIfPresent([StageSpan].self, forKey: .timeline) ?? []
         regions = try container.decodeIfPresent([RegionReport].self, forKey: .regions) ?? []
         existingText = try container.decodeIfPresent(String.self, forKey: .existingText)
+        archiveRefusal = try container.decodeIfPresent(String.self, forKey: .archiveRefusal)
         review = try container.decodeIfPresent(PageReview.self, forKey: .review)
         preparation = try container.decodeIfPresent(PagePreparation.self, forKey: .preparation)
         reviewed = try container.decodeIfPresent(Attribution.self, forKey: .reviewed)
@@ -282,6 +287,7 @@ public struct PageReport: Codable, Sendable, Equatable {
         try container.encode(timeline, forKey: .timeline)
         // Only for pages that hold text of their own: other pages' JSON is as before.
         try container.encodeIfPresent(existingText, forKey: .existingText)
+        try container.encodeIfPresent(archiveRefusal, forKey: .archiveRefusal)
         try container.encodeIfPresent(review, forKey: .review)
         try container.encodeIfPresent(preparation, forKey: .preparation)
         try container.encodeIfPresent(reviewed, forKey: .reviewed)

@@ -31,11 +31,22 @@ public enum PDFGraft {
         /// Whether the document has an interactive form; its fields and their annotations are
         /// kept as they are.
         public var hasForm: Bool
+        /// The information dictionary's text entries that the XMP of a PDF/A file repeats
+        /// (`Title`, `Author`, `Subject`, `Keywords`, `Creator`, `CreationDate`, `ModDate`), by
+        /// name without the slash.
+        public var information: [String: String]
+        /// Why a graft of this document cannot be PDF/A-2b (`archiveRefusal(_:)`); nil when it
+        /// can, or when it was not asked.
+        public var archiveRefusal: String?
     }
 
-    /// Reads the document's pages' geometry and text; throws for a document a graft would
-    /// break (encrypted, signed) or that libqpdf cannot read.
-    public static func inspect(_ path: String) throws -> Document {
+    /// The information entries `Document.information` holds.
+    static let informationKeys = ["Title", "Author", "Subject", "Keywords", "Creator", "CreationDate", "ModDate"]
+
+    /// Reads the document's pages' geometry and text, and with `archival`, why it cannot be
+    /// PDF/A-2b; throws for a document a graft would break (encrypted, signed) or that libqpdf
+    /// cannot read.
+    public static func inspect(_ path: String, archival: Bool = false) throws -> Document {
         let document = try QPDFDocument(path: path)
         if document.isEncrypted { throw PDFGraftError(path: path, cause: .encrypted) }
         if document.isSigned { throw PDFGraftError(path: path, cause: .signed) }
@@ -44,14 +55,17 @@ public enum PDFGraft {
         var message = [CChar](repeating: 0, count: 512)
         let count = gloss_qpdf_page_text(path, &kinds, Int32(kinds.count), &message, message.count)
         guard count >= 0 else { throw PDFGraftError(path: path, cause: .unreadable(text(of: message))) }
-        return Document(pages: geometry, text: kinds.map { PageText(rawValue: Int($0)) }, hasForm: document.hasForm)
+        var information: [String: String] = [:]
+        for key in informationKeys { information[key] = document.info("/" + key) }
+        return Document(pages: geometry, text: kinds.map { PageText(rawValue: Int($0)) }, hasForm: document.hasForm,
+                        information: information, archiveRefusal: archival ? archiveRefusal(path) : nil)
     }
 
     /// `inspect`, its failure kept as a value: the pages are read whatever it says, and only
     /// the grafted document fails.
-    public static func inspection(of path: String) -> Result<Document, PDFGraftError> {
+    public static func inspection(of path: String, archival: Bool = false) -> Result<Document, PDFGraftError> {
         do {
-            return .success(try inspect(path))
+            return .success(try inspect(path, archival: archival))
         } catch let error as PDFGraftError {
             return .failure(error)
         } catch {
@@ -73,20 +87,17 @@ public enum PDFGraft {
     }
 
     /// What makes a grafted document PDF/A-2b: the XMP packet, the sRGB profile for the
-    /// OutputIntent, and the information dictionary's entries the XMP repeats.
+    /// OutputIntent, and the information dictionary's entries the XMP repeats, written over the
+    /// input's (its other entries stay).
     public struct Archive: Sendable {
         public var metadata: String
         public var profile: [UInt8]
-        public var title: String
-        public var producer: String
-        public var creator: String
+        public var information: [(key: String, value: String)]
 
-        public init(metadata: String, profile: [UInt8], title: String, producer: String, creator: String) {
+        public init(metadata: String, profile: [UInt8], information: [(key: String, value: String)]) {
             self.metadata = metadata
             self.profile = profile
-            self.title = title
-            self.producer = producer
-            self.creator = creator
+            self.information = information
         }
     }
 
@@ -128,11 +139,22 @@ public enum PDFGraft {
         let pages = covers.map { Int32($0.page) }, matrices = covers.flatMap(\.placement), strip = stripping.map(Int32.init)
         var message = [CChar](repeating: 0, count: 512)
         let profile = archive?.profile ?? []
-        guard gloss_qpdf_graft_archive(input, layer, pages, matrices, Int32(pages.count), strip, Int32(strip.count), output,
-                                       archive?.metadata, profile, profile.count, archive?.title, archive?.producer,
-                                       archive?.creator, &message, message.count) == 0 else {
-            throw PDFGraftError(path: input, cause: .failed(text(of: message)))
+        let information = archive?.information ?? []
+        let status = withCStrings(information.map(\.key)) { keys in
+            withCStrings(information.map(\.value)) { values in
+                gloss_qpdf_graft_archive(input, layer, pages, matrices, Int32(pages.count), strip, Int32(strip.count), output,
+                                         archive?.metadata, profile, profile.count, keys, values, Int32(information.count),
+                                         &message, message.count)
+            }
         }
+        guard status == 0 else { throw PDFGraftError(path: input, cause: .failed(text(of: message))) }
+    }
+
+    /// `body` given `strings` as C strings, alive for its call.
+    static func withCStrings<Result>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> Result) -> Result {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        return body(copies.map { UnsafePointer($0) })
     }
 
     /// The terminated message a C function wrote into `buffer`.

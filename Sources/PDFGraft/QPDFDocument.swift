@@ -39,6 +39,15 @@ final class QPDFDocument {
     /// Whether the document has an interactive form (`/AcroForm` with fields).
     var hasForm: Bool { !fields(of: key("/AcroForm", of: qpdf_get_root(handle))).isEmpty }
 
+    /// The text of `name` (e.g. `/Author`) in the document's information dictionary, as
+    /// UTF-8; nil when it is missing, empty or not a string.
+    func info(_ name: String) -> String? {
+        let value = key(name, of: key("/Info", of: qpdf_get_trailer(handle)))
+        guard qpdf_oh_is_string(handle, value) != QPDF_FALSE, let text = qpdf_oh_get_utf8_value(handle, value) else { return nil }
+        let string = String(cString: text)
+        return string.isEmpty ? nil : string
+    }
+
     /// The boxes and rotation of page `index` (0-based), inherited ones included.
     func geometry(ofPage index: Int) throws -> PDFPageGeometry {
         let page = qpdf_get_page_n(handle, index)

@@ -127,6 +127,26 @@ struct SearchablePDFTests {
         #expect(archived.count - bytes.count < 8_000, "the profile and the XMP: \(archived.count - bytes.count) bytes")
     }
 
+    @Test func pdfDatesBecomeXMPDatesToTheirPrecision() {
+        #expect(PDFArchive.xmpDate("D:20160119123847+01'00'") == "2016-01-19T12:38:47+01:00")
+        #expect(PDFArchive.xmpDate("D:20160119123847-05'30") == "2016-01-19T12:38:47-05:30")
+        #expect(PDFArchive.xmpDate("D:20170203040506Z") == "2017-02-03T04:05:06Z")
+        #expect(PDFArchive.xmpDate("D:20170203040506Z00'00'") == "2017-02-03T04:05:06Z")
+        #expect(PDFArchive.xmpDate("20160119") == "2016-01-19")
+        #expect(PDFArchive.xmpDate("D:2016") == "2016")
+        #expect(PDFArchive.xmpDate("D:2016011912") == "2016-01-19T12:00", "XMP has no hour without minutes")
+        for unreadable in ["", "D:", "yesterday", "D:20161319", "D:20160119123847+1", "D:20160119123847 PST"] {
+            #expect(PDFArchive.xmpDate(unreadable) == nil, "\(unreadable)")
+        }
+        // A date that cannot be said in the XMP is left out of the information dictionary too.
+        let description = PDFArchive.Description(title: "t", producer: "p", creator: "c", author: "A",
+                                                 created: "D:20160119123847Z", modified: "last week")
+        #expect(description.information.map(\.key) == ["/Title", "/Producer", "/Creator", "/Author", "/CreationDate"])
+        let xmp = PDFArchive.metadata(description)
+        #expect(xmp.contains("<dc:creator><rdf:Seq><rdf:li>A</rdf:li></rdf:Seq></dc:creator>"))
+        #expect(xmp.contains("<xmp:CreateDate>2016-01-19T12:38:47Z</xmp:CreateDate>") && !xmp.contains("ModifyDate"))
+    }
+
     @Test func theFileIdentifierComesFromTheFilesBytes() throws {
         let page = SearchablePDFPage(report: SamplePage.report(), picture: Self.greyPicture(), resolution: 300)
         func identifier(_ title: String) throws -> String? {

@@ -35,8 +35,8 @@ int gloss_qpdf_graft(char const* input, char const* layer, int const* pages, dou
 // With `xmp` NULL, the same as gloss_qpdf_graft.
 int gloss_qpdf_graft_archive(char const* input, char const* layer, int const* pages, double const* matrices, int count,
                              int const* strip, int strip_count, char const* output, char const* xmp,
-                             unsigned char const* profile, size_t profile_size, char const* title, char const* producer,
-                             char const* creator, char* error, size_t error_size);
+                             unsigned char const* profile, size_t profile_size, char const* const* info_keys,
+                             char const* const* info_values, int info_count, char* error, size_t error_size);
 
 // Why the document at `path` cannot become PDF/A-2b by adding metadata and an OutputIntent, in
 // `reason`: 1 when there is a reason, 0 when it can, -1 when libqpdf cannot read it.

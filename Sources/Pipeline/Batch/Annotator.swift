@@ -33,6 +33,9 @@ public enum BatchEvent: Sendable {
     /// A page read again had its reviewers' corrections applied on top: `applied` of them, and
     /// `unmatched` no longer match it (their words are not where they were).
     case correctionsApplied(source: String, pageIndex: Int, applied: Int, unmatched: [Correction])
+    /// The searchable PDF of the input at `source` was written without the PDF/A-2b claim asked
+    /// for, because the input cannot conform (`reason`); its pages' reports say so too.
+    case notArchival(source: String, reason: String)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is

@@ -43,7 +43,7 @@ public struct BatchTally: Sendable, Equatable {
         case .correctionsApplied(_, _, let applied, let unmatched):
             correctionsKept += applied
             correctionsUnmatched += unmatched.count
-        case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt, .pruned: break
+        case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt, .pruned, .notArchival: break
         }
     }
 

@@ -107,7 +107,7 @@ struct DocumentFiles {
             }
         }
         let covers = covered.map { PDFGraft.Cover(page: $0.page, placement: document.pages[$0.page].shownToUserSpace) }
-        let archive = Self.archive(for: input, context: settings.reportContext)
+        let archive = Self.archive(for: input, document: document, context: settings.reportContext)
         try AtomicFile.produce(path) { temporary in
             try PDFGraft.graft(input: input, layer: covered.isEmpty ? nil : layer, covers: covers, stripping: stripping,
                                archive: archive, output: temporary)
@@ -115,17 +115,19 @@ struct DocumentFiles {
     }
 
     /// What makes the grafted `input` PDF/A-2b under `context`'s standard, or nil: for
-    /// `--pdf-standard none`, or for an input that cannot conform, whose reason is said on
-    /// standard error (the document is written without the claim).
-    static func archive(for input: String, context: ReportContext) -> PDFGraft.Archive? {
-        guard context.pdfStandard != .none else { return nil }
-        if let reason = PDFGraft.archiveRefusal(input) {
-            FileHandle.standardError.write(Data("gloss: warning: \(input): not made PDF/A-2b: \(reason)\n".utf8))
-            return nil
-        }
-        let title = PDFArchive.printable((input as NSString).lastPathComponent)
+    /// `--pdf-standard none`, or for an input that cannot conform (`document.archiveRefusal`,
+    /// which the pages' reports carry), whose document is written without the claim. The
+    /// input's title, author, subject, keywords, creator and dates are kept, in its
+    /// information dictionary and in the XMP alike; Gloss is the producer.
+    static func archive(for input: String, document: PDFGraft.Document, context: ReportContext) -> PDFGraft.Archive? {
+        guard context.pdfStandard != .none, document.archiveRefusal == nil else { return nil }
+        let information = document.information
         let producer = context.softwareName + " " + context.softwareVersion
-        return PDFGraft.Archive(metadata: PDFArchive.metadata(title: title, producer: producer, creator: producer),
-                                profile: PDFArchive.sRGBProfile, title: title, producer: producer, creator: producer)
+        let description = PDFArchive.Description(
+            title: information["Title"] ?? (input as NSString).lastPathComponent, producer: producer,
+            creator: information["Creator"] ?? producer, author: information["Author"], subject: information["Subject"],
+            keywords: information["Keywords"], created: information["CreationDate"], modified: information["ModDate"])
+        return PDFGraft.Archive(metadata: PDFArchive.metadata(description), profile: PDFArchive.sRGBProfile,
+                                information: description.information)
     }
 }

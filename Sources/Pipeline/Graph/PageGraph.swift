@@ -52,6 +52,12 @@ struct PageGraph: Sendable {
         /// `--pdf-mode`; or why it cannot be grafted. Nil for images and downloads.
         var graft: Result<PDFGraft.Document, PDFGraftError>?
 
+        /// Why the file's grafted PDF cannot be PDF/A-2b, when that was asked and it cannot.
+        var archiveRefusal: String? {
+            guard case .success(let document) = graft else { return nil }
+            return document.archiveRefusal
+        }
+
         /// What page `index`'s content shows, when known.
         func text(ofPage index: Int) -> PDFGraft.PageText? {
             guard case .success(let document) = graft, document.text.indices.contains(index) else { return nil }
@@ -167,6 +173,9 @@ struct PageGraph: Sendable {
                     }
                 }
             }
+            if case .success = combined, !isCurrent, !documentLinks.isEmpty, let reason = file.archiveRefusal {
+                await batch.recorder.note(.notArchival(source: path, reason: reason))
+            }
             if case .failure(let error) = combined {
                 // A file whose combined document is missing is not finished: its pages are
                 // recorded as failed, so the next run reads them again.
@@ -249,7 +258,9 @@ struct PageGraph: Sendable {
         let graft: Result<PDFGraft.Document, PDFGraftError>? = image.format == .pdf && downloaded == nil
             && (settings.formats.contains(.pdf) || settings.pdfMode.readsContent)
             ? try await step(.read, file: path, page: 0, clock: clock) {
-                try await worker.image.run { _ in PDFGraft.inspection(of: path) }
+                try await worker.image.run { [settings] _ in
+                    PDFGraft.inspection(of: path, archival: settings.formats.contains(.pdf) && settings.reportContext.pdfStandard != .none)
+                }
             }
             : nil
         guard hashing else { return OpenedFile(image: image, hash: "", graft: graft) }
@@ -301,6 +312,7 @@ struct PageGraph: Sendable {
                 if let record = preparation?.record { found.preparation = found.preparation.map(record.merged(with:)) ?? record }
                 var report = PageReport(source: path, pageIndex: index, size: size, findings: found, timings: StageTimings())
                 report.existingText = layer?.text
+                report.archiveRefusal = opened.archiveRefusal
                 // Whether the page needs a reviewer's eye, once its text and faces are both known.
                 return Triage.triaged(report)
             }
