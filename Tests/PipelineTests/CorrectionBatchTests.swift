@@ -249,6 +249,7 @@ struct CorrectionBatchTests {
         // The PDF/A-2b one is grafted again as the run did: still PDF/A-2b, its JBIG2 image as it was.
         #expect(tokens(try Tool.run("pdftotext", [archivedDocument, "-"])).contains("Quetzal"))
         #expect(isArchive(archivedDocument))
+        #expect(!isArchive(document), "scanned.pdf still cannot conform, and is not said to")
         #expect(try PDFStructure(archivedDocument).imageData == PDFStructure(archived).imageData)
         _ = try PDFStructure.run("qpdf", ["--check", archivedDocument])
         // pages/<id>.pdf is still another name for it, and the document's text has the word.

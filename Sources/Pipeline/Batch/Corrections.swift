@@ -315,7 +315,7 @@ private struct PageState {
         guard layout.pagesFolder + "/" + id + "." + OutputFormat.pdf.fileExtension == layout.folder + "/" + pdf else {
             throw RegraftError.noDocument
         }
-        let file = PageGraph.OpenedFile(image: image, hash: entry.inputHash ?? "", graft: PDFGraft.inspection(of: image.path))
+        let file = PageGraph.OpenedFile(image: image, hash: entry.inputHash ?? "", graft: DocumentFiles.inspection(of: image.path, settings: manifest.settings))
         try DocumentFiles(layout: layout, settings: manifest.settings)
             .write(reports, of: file, id: id, links: ["document": document], isCurrent: false)
         let hasTextLayer = reports.first { $0.pageIndex == corrected }?.existingText.map { !$0.isEmpty } ?? false

@@ -77,6 +77,13 @@ struct DocumentFiles {
         }
     }
 
+    /// libqpdf's view of the PDF at `path` for its graft under `settings`: with why it cannot be
+    /// PDF/A-2b when a searchable PDF of that standard is asked. The run that reads the file
+    /// and a correction grafting it again both inspect it so.
+    static func inspection(of path: String, settings: AnnotationSettings) -> Result<PDFGraft.Document, PDFGraftError> {
+        PDFGraft.inspection(of: path, archival: settings.formats.contains(.pdf) && settings.reportContext.pdfStandard != .none)
+    }
+
     /// Every page's text, each ending in a newline, pages separated by form feeds.
     static func sidecar(_ reports: [PageReport]) -> String {
         reports.map { $0.text.isEmpty ? "" : $0.text + "\n" }.joined(separator: "\u{0C}")

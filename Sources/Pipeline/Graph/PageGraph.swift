@@ -259,7 +259,7 @@ struct PageGraph: Sendable {
             && (settings.formats.contains(.pdf) || settings.pdfMode.readsContent)
             ? try await step(.read, file: path, page: 0, clock: clock) {
                 try await worker.image.run { [settings] _ in
-                    PDFGraft.inspection(of: path, archival: settings.formats.contains(.pdf) && settings.reportContext.pdfStandard != .none)
+                    DocumentFiles.inspection(of: path, settings: settings)
                 }
             }
             : nil
