@@ -359,6 +359,36 @@ def annotate(gloss, output, extra, fixtures=FIXTURES, errors=None):
     return sorted((output / "pages").glob("*.pdf"))
 
 
+def layer_bytes(pdf):
+    """The bytes of Gloss's text layer in a grafted PDF: every object its /GlossText form
+    XObjects hold (the words' content, the font, its ToUnicode map), streams as stored and
+    dictionaries as written out uncompressed, and 20 bytes an object for its framing."""
+    seen, total = set(), 0
+
+    def walk(value):
+        nonlocal total
+        if isinstance(value, (pikepdf.Dictionary, pikepdf.Array, pikepdf.Stream)) and value.is_indirect:
+            if value.objgen in seen:
+                return
+            seen.add(value.objgen)
+            total += 20 + (len(value.read_raw_bytes()) + len(value.stream_dict.unparse())
+                           if isinstance(value, pikepdf.Stream) else len(value.unparse()))
+        if isinstance(value, pikepdf.Stream):
+            walk(value.stream_dict)
+        elif isinstance(value, pikepdf.Dictionary):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, pikepdf.Array):
+            for item in value:
+                walk(item)
+
+    for page in pdf.pages:
+        for name, form in page.obj.get("/Resources", pikepdf.Dictionary()).get("/XObject", pikepdf.Dictionary()).items():
+            if str(name).startswith("/GlossText"):
+                walk(form)
+    return total
+
+
 def claims_pdfa(path):
     with pikepdf.open(path) as pdf:
         return "/Metadata" in pdf.Root and b"pdfaid:part" in pdf.Root.Metadata.read_bytes()
@@ -469,6 +499,16 @@ def main():
             documents = sorted((folder / "grafted" / "documents").rglob("*.pdf"))
             report(f"a grafted document for each of the {len(GRAFTED)} PDF inputs", [] if len(documents) == len(GRAFTED)
                    else [f"{len(documents)} documents: {[path.name for path in documents]}"])
+            sizes = []
+            for path in documents:
+                source = ROOT / "fixtures" / next(name for name in GRAFTED if name.endswith("/" + path.name))
+                with pikepdf.open(path) as pdf:
+                    layer = layer_bytes(pdf)
+                limit = int(source.stat().st_size * 1.05) + layer
+                if path.stat().st_size > limit:
+                    sizes.append(f"{path.name}: {path.stat().st_size} bytes, over {limit} (input {source.stat().st_size} "
+                                 f"+ 5% + a layer of {layer})")
+            report(f"each of the {len(documents)} grafted documents is at most its input + 5% + its text layer", sizes)
             for path in documents:
                 if claims_pdfa(path):
                     report(f"PDF/A-2b structure and qpdf --check of the grafted {path.relative_to(folder)}",
