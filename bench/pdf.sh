@@ -4,8 +4,10 @@
 # (Debian's, `--jobs 2`, one file at a time), on the same inputs, each tool both ways:
 #   gloss       Gloss's default, PDF/A-2b (the graft keeps every input stream)
 #   gloss-plain `--pdf-standard none`
-#   ocrmypdf    `--output-type pdf` (no PDF/A; OCRmyPDF still optimises images, -O1)
-#   ocrmypdf-a  OCRmyPDF's default, `--output-type pdfa` (Ghostscript writes the file again)
+#   ocrmypdf    `--output-type pdf --optimize 0`: like gloss-plain, no PDF/A and the input's
+#               images kept as they are
+#   ocrmypdf-a  OCRmyPDF's default, `--output-type pdfa` (Ghostscript writes the file again,
+#               then images are optimised losslessly, -O1), to compare with Gloss's default
 # The sets: a 10-page PDF of bench/make-page.py pages (1654x2339, A4 at 200 ppi, Pillow's JPEGs);
 # OCRmyPDF's own test resources in fixtures/ocrmypdf (a JPEG scan, a JBIG2 page and a CCITT page,
 # the last two of linn.png, whose typed truth is bench/ocr-quality/truth/ocrmypdf-linn.gt.txt);
@@ -64,11 +66,11 @@ run() {
         "$gloss" annotate "$work/$set"/* -o "$out.batch" --format pdf,txt --no-faces --jobs 2 --quiet "${standard[@]}"
         cp "$out.batch/documents/"*.pdf "$out/" ;;
     ocrmypdf|ocrmypdf-a)
-        local type=pdf
-        [ "$tool" = ocrmypdf-a ] && type=pdfa
+        local options=(--output-type pdf --optimize 0)
+        [ "$tool" = ocrmypdf-a ] && options=()
         for input in "$work/$set"/*; do
             name=$(basename "$input"); name=${name%.pdf}
-            ocrmypdf --output-type "$type" --jobs 2 -q "${dpi[@]}" "$input" "$out/$name.pdf"
+            ocrmypdf "${options[@]}" --jobs 2 -q "${dpi[@]}" "$input" "$out/$name.pdf"
         done ;;
     esac
 }

@@ -235,6 +235,9 @@ public struct SearchablePDF {
 
     static func number(_ value: Double) -> String { DecimalText.format(value, maximumFractionDigits: 3) }
 
+    /// `value` as `number` writes it.
+    static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
     /// A PDF text string: literal when it is plain ASCII, else UTF-16BE with its byte order mark.
     static func textString(_ text: String) -> String {
         let plain = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F && !"()\\".unicodeScalars.contains($0) }
@@ -259,6 +262,7 @@ struct TextLayer {
         operators = "BT\n3 Tr\n"
         let spans = Self.lineSpans(of: words)
         var current: (font: Int, size: Double)?
+        var previous: (x: Double, y: Double)?
         for (index, word) in words.enumerated() {
             // A space after every word but a line's last, so copied text keeps its spaces.
             let endsLine = index + 1 == words.count || words[index + 1].line != word.line
@@ -268,8 +272,17 @@ struct TextLayer {
             let advance = Double(characters.count * SearchablePDF.glyphWidth) / 1000 * size
             let scaling = 100 * Double(max(word.box.width, 1)) * scale / advance
             let baseline = pageHeight - Double(span.bottom) * scale + Double(SearchablePDF.descent) / 1000 * size
-            operators += SearchablePDF.number(scaling) + " Tz 1 0 0 1 " + SearchablePDF.number(Double(word.box.x) * scale)
-                + " " + SearchablePDF.number(baseline) + " Tm\n"
+            // The first word is placed by `Tm`, each next one by `Td` from the one before:
+            // the differences of the positions as written, so nothing accumulates, and a
+            // line's words repeat `0 Td`, which deflate packs: a third off the layer's bytes.
+            let origin = (x: SearchablePDF.rounded(Double(word.box.x) * scale), y: SearchablePDF.rounded(baseline))
+            operators += SearchablePDF.number(scaling) + " Tz "
+            if let previous {
+                operators += SearchablePDF.number(origin.x - previous.x) + " " + SearchablePDF.number(origin.y - previous.y) + " Td\n"
+            } else {
+                operators += "1 0 0 1 " + SearchablePDF.number(origin.x) + " " + SearchablePDF.number(origin.y) + " Tm\n"
+            }
+            previous = origin
             var run = ""
             for character in characters + (endsLine ? [] : [" "]) {
                 let (font, code) = self.code(for: character)
