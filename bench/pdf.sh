@@ -4,6 +4,8 @@
 # (Debian's, `--jobs 2`, one file at a time), on the same inputs, each tool both ways:
 #   gloss       Gloss's default, PDF/A-2b (the graft keeps every input stream)
 #   gloss-plain `--pdf-standard none`
+#   gloss-fast  `--text fast`: Tesseract alone, as OCRmyPDF reads (Gloss's default, `accurate`,
+#               also runs the neural reader where the reading plan expects it to gain)
 #   ocrmypdf    `--output-type pdf --optimize 0`: like gloss-plain, no PDF/A and the input's
 #               images kept as they are
 #   ocrmypdf-a  OCRmyPDF's default, `--output-type pdfa` (Ghostscript writes the file again,
@@ -60,9 +62,10 @@ run() {
     local dpi=()
     case "$set" in png|jpeg) dpi=(--image-dpi 200) ;; esac
     case "$tool" in
-    gloss|gloss-plain)
+    gloss|gloss-plain|gloss-fast)
         local standard=()
         [ "$tool" = gloss-plain ] && standard=(--pdf-standard none)
+        [ "$tool" = gloss-fast ] && standard=(--text fast)
         "$gloss" annotate "$work/$set"/* -o "$out.batch" --format pdf,txt --no-faces --jobs 2 --quiet "${standard[@]}"
         cp "$out.batch/documents/"*.pdf "$out/" ;;
     ocrmypdf|ocrmypdf-a)
@@ -78,7 +81,7 @@ for set in scans ocrmypdf png jpeg; do
     inputs=("$work/$set"/*)
     case "$set" in scans|ocrmypdf) pages=$(pagesof "${inputs[@]}") ;; *) pages=${#inputs[@]} ;; esac
     echo "$set: ${#inputs[@]} file(s), $pages page(s), $(bytes "${inputs[@]}") bytes"
-    for tool in gloss gloss-plain ocrmypdf ocrmypdf-a; do
+    for tool in gloss gloss-plain gloss-fast ocrmypdf ocrmypdf-a; do
         times=()
         for round in $(seq 1 "$rounds"); do times+=("$(seconds run "$tool" "$set" "$work/$tool-$set")"); done
         row "$tool" "$(best "${times[@]}")" "$pages" "$(bytes "${inputs[@]}")" "$(bytes "$work/$tool-$set"/*.pdf)"
@@ -87,7 +90,7 @@ for set in scans ocrmypdf png jpeg; do
         name=$(basename "$input" .pdf)
         case "$name" in jbig2|ccitt) truth=bench/ocr-quality/truth/ocrmypdf-linn.gt.txt ;; *) truth= ;; esac
         [ -n "$truth" ] || continue
-        /usr/bin/python3 - "$truth" "$name" "$work/gloss-$set/$name.pdf" "$work/ocrmypdf-$set/$name.pdf" "$work/ocrmypdf-a-$set/$name.pdf" <<'PY'
+        /usr/bin/python3 - "$truth" "$name" "$work/gloss-$set/$name.pdf" "$work/gloss-fast-$set/$name.pdf" "$work/ocrmypdf-$set/$name.pdf" "$work/ocrmypdf-a-$set/$name.pdf" <<'PY'
 import subprocess, sys
 sys.path.insert(0, "bench/ocr-quality")
 from score import tokens, bag_f1
@@ -96,7 +99,7 @@ scores = []
 for pdf in sys.argv[3:]:
     text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout
     scores.append("%.3f" % bag_f1(truth, tokens(text))[2])
-print("  F1 of %s against its truth: gloss %s, ocrmypdf %s, ocrmypdf-a %s" % (sys.argv[2], *scores))
+print("  F1 of %s against its truth: gloss %s, gloss-fast %s, ocrmypdf %s, ocrmypdf-a %s" % (sys.argv[2], *scores))
 PY
     done
 done
