@@ -2,7 +2,7 @@
 """The cost of a Gloss reading against RapidOCR's, in CPU time on one thread, per kind of page and half.
 
   cost.py [--gloss BIN] [--args "--text accurate"] [--sample N] [--group G] [--page P]
-          [--half tune|measure] [--json OUT] [--rapid-python PY] [--no-cache]
+          [--half tune|measure] [--json OUT] [--rapid-python PY] [--no-cache] [--reference rapid|cli|none]
 
 Both readers run on one thread (`OMP_THREAD_LIMIT=1` for Gloss; RapidOCR on one ONNX Runtime
 thread, as bench/neural/rapid.py makes it). The figure is CPU time (user + system), not wall
@@ -127,6 +127,9 @@ def main():
     ap.add_argument("--sample", type=int, help="the first N pages of each group and half")
     ap.add_argument("--json", help="write every page's figures here")
     ap.add_argument("--no-cache", action="store_true", help="read RapidOCR's pages again")
+    ap.add_argument("--reference", choices=("rapid", "cli", "none"), default="rapid",
+                    help="what Gloss is set against: RapidOCR (default), the tesseract CLI (one process a "
+                         "page, OMP_THREAD_LIMIT=1, its start-up included, as in bench/pipeline.sh), or nothing")
     args = ap.parse_args()
 
     pages = score.selected_pages(args)
@@ -142,7 +145,13 @@ def main():
         pages = kept
     argv = shlex.split(args.args)
     binary = os.path.abspath(args.gloss)
-    rapid, load = rapid_costs(args.rapid_python, pages, args.data, not args.no_cache)
+    rapid, load = ({}, 0.0) if args.reference != "rapid" else rapid_costs(args.rapid_python, pages, args.data, not args.no_cache)
+    if args.reference == "cli":
+        for p in pages:
+            before = child_cpu()
+            subprocess.run(["tesseract", os.path.join(args.data, p["image"]), "-"], capture_output=True,
+                           env=dict(os.environ, OMP_THREAD_LIMIT="1"))
+            rapid[p["name"]] = {"cpu": child_cpu() - before}
     fixed = fixed_cost(binary, argv)
     rows = []
     for p in pages:
@@ -157,20 +166,20 @@ def main():
                "preparation": (page or {}).get("preparation") or {},
                "readers": [l.get("reader") for l in (page or {}).get("lines", [])]}
         rows.append(row)
-        print(f"{p['name'][:34]:34} {p['half']:7} gloss {row['gloss']:6.2f} s  rapid {row['rapid'] or 0:6.2f} s  "
+        print(f"{p['name'][:34]:34} {p['half']:7} gloss {row['gloss']:6.2f} s  {args.reference} {row['rapid'] or 0:6.2f} s  "
               f"ratio {row['gloss'] / row['rapid'] if row['rapid'] else float('nan'):5.2f}  F1 {row['f1']:.3f} CER {row['cer']:.3f}"
               + (f"  error: {error}" if error else ""), file=sys.stderr, flush=True)
 
-    print(f"gloss ocr {args.args}: {binary}; fixed cost {fixed:.2f} s CPU a process (subtracted); "
-          f"RapidOCR model load {load:.2f} s CPU (excluded)")
-    print(f"{'group':10} {'half':8} {'pages':>5} {'gloss s':>8} {'rapid s':>8} {'ratio':>6} {'F1':>6} {'CER':>6}")
+    reference = {"rapid": f"RapidOCR model load {load:.2f} s CPU (excluded)",
+                 "cli": "the tesseract CLI one process a page (start-up included)", "none": "no reference"}[args.reference]
+    print(f"gloss ocr {args.args}: {binary}; fixed cost {fixed:.2f} s CPU a process (subtracted); {reference}")
+    print(f"{'group':10} {'half':8} {'pages':>5} {'gloss s':>8} {args.reference + ' s':>8} {'ratio':>6} {'F1':>6} {'CER':>6}")
     def line(label, half, chosen):
-        chosen = [r for r in chosen if r["rapid"]]
         if not chosen:
             return
-        g, r = sum(x["gloss"] for x in chosen), sum(x["rapid"] for x in chosen)
+        g, r = sum(x["gloss"] for x in chosen), sum(x["rapid"] or 0 for x in chosen)
         n = len(chosen)
-        print(f"{label:10} {half:8} {n:5d} {g / n:8.2f} {r / n:8.2f} {g / r:6.2f} "
+        print(f"{label:10} {half:8} {n:5d} {g / n:8.2f} {r / n:8.2f} {g / r if r else float('nan'):6.2f} "
               f"{sum(x['f1'] for x in chosen) / n:6.3f} {sum(x['cer'] for x in chosen) / n:6.3f}")
     for half in ("tune", "measure"):
         for group in sorted({r["group"] for r in rows}):
