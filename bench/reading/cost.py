@@ -126,6 +126,8 @@ def main():
     ap.add_argument("--half", choices=("tune", "measure"))
     ap.add_argument("--sample", type=int, help="the first N pages of each group and half")
     ap.add_argument("--json", help="write every page's figures here")
+    ap.add_argument("--baseline", help="another gloss, run on each page right before this one (side by side, "
+                                       "so the machine's drift cancels); its CPU, F1 and CER are given too")
     ap.add_argument("--no-cache", action="store_true", help="read RapidOCR's pages again")
     ap.add_argument("--reference", choices=("rapid", "cli", "none"), default="rapid",
                     help="what Gloss is set against: RapidOCR (default), the tesseract CLI (one process a "
@@ -153,8 +155,12 @@ def main():
                            env=dict(os.environ, OMP_THREAD_LIMIT="1"))
             rapid[p["name"]] = {"cpu": child_cpu() - before}
     fixed = fixed_cost(binary, argv)
+    baseline = os.path.abspath(args.baseline) if args.baseline else None
+    baseline_fixed = fixed_cost(baseline, argv) if baseline else 0.0
     rows = []
     for p in pages:
+        if baseline:
+            base_cpu, base_page, _ = gloss_page(baseline, os.path.join(args.data, p["image"]), argv)
         cpu, page, error = gloss_page(binary, os.path.join(args.data, p["image"]), argv)
         with open(os.path.join(args.data, p["truth"]), encoding="utf-8") as f:
             truth = f.read()
@@ -165,6 +171,11 @@ def main():
                "timings": (page or {}).get("timings") or {},
                "preparation": (page or {}).get("preparation") or {},
                "readers": [l.get("reader") for l in (page or {}).get("lines", [])]}
+        if baseline:
+            with open(os.path.join(args.data, p["truth"]), encoding="utf-8") as f:
+                base_text = (base_page or {}).get("text") or ""
+                row["baseline"] = {"gloss": max(0.0, base_cpu - baseline_fixed), "f1": score.bag_f1(score.tokens(truth), score.tokens(base_text))[2],
+                                   "cer": score.cer(truth, base_text)}
         rows.append(row)
         print(f"{p['name'][:34]:34} {p['half']:7} gloss {row['gloss']:6.2f} s  {args.reference} {row['rapid'] or 0:6.2f} s  "
               f"ratio {row['gloss'] / row['rapid'] if row['rapid'] else float('nan'):5.2f}  F1 {row['f1']:.3f} CER {row['cer']:.3f}"
@@ -181,6 +192,16 @@ def main():
         n = len(chosen)
         print(f"{label:10} {half:8} {n:5d} {g / n:8.2f} {r / n:8.2f} {g / r if r else float('nan'):6.2f} "
               f"{sum(x['f1'] for x in chosen) / n:6.3f} {sum(x['cer'] for x in chosen) / n:6.3f}")
+    if baseline:
+        print(f"baseline {baseline}, side by side: its CPU / F1 / CER -> this build's, per half")
+        for half in ("tune", "measure"):
+            chosen = [r for r in rows if r["half"] == half]
+            if chosen:
+                n = len(chosen)
+                mean = lambda key, side: sum((r["baseline"] if side else r)[key] for r in chosen) / n
+                print(f"  {half:8} {n:3d} pages: CPU {mean('gloss', 1):.2f} -> {mean('gloss', 0):.2f} s a page "
+                      f"({mean('gloss', 0) / mean('gloss', 1):.3f}x), F1 {mean('f1', 1):.3f} -> {mean('f1', 0):.3f}, "
+                      f"CER {mean('cer', 1):.3f} -> {mean('cer', 0):.3f}")
     for half in ("tune", "measure"):
         for group in sorted({r["group"] for r in rows}):
             line(group, half, [r for r in rows if r["group"] == group and r["half"] == half])
