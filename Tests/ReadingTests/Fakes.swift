@@ -12,9 +12,17 @@ struct FakePage: PageTextReader {
                                                  paragraphs: [TextParagraph(box: .enclosing(lines.map(\.box)), lines: lines)])])
     }
 
+    /// The plan's word on the page's way up at each read.
+    private(set) var settled: [Bool] = []
+
     mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText {
         reads += 1
         return text
+    }
+
+    mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText {
+        settled.append(wayUpSettled)
+        return try readPage(cancellation: cancellation)
     }
 }
 

@@ -39,6 +39,21 @@ import Testing
         #expect(page.reads == 1)
     }
 
+    /// The page reader is told when the detected lines settled a doubted way up, and only then.
+    @Test func thePageReaderHearsWhenTheLinesSettleTheWayUp() throws {
+        var policy = policy
+        policy.linesToSettle = 3
+        for doubted in [true, false] {
+            var (page, lines) = threeRows(neuralOnUnsure: 90)
+            var signals = Page.signals
+            signals.wayUpInDoubt = doubted
+            let reading = try PlanExecution.read(signals: signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                                 cancellation: cancellation)
+            #expect(page.settled == [doubted])
+            #expect(reading.rules.contains(.linesSettleWayUp) == doubted)
+        }
+    }
+
     @Test func anUnsureLineKeepsTesseractsReadingWhenTheNeuralOneIsLessSure() throws {
         var (page, lines) = threeRows(neuralOnUnsure: 40)
         let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,

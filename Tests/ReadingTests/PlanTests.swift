@@ -37,6 +37,39 @@ import Testing
         }
     }
 
+    /// A doubted page whose detected lines stand upright is read once the way it was given; lines
+    /// standing (a page on its side), turned over (on its head), too few, or no doubt, settle nothing.
+    @Test func uprightLinesSettleADoubtedWayUp() {
+        func plan(doubted: Bool, _ lines: [LineSignals]) -> ReadingPlan {
+            var signals = Page.signals
+            signals.lines = lines
+            signals.wayUpInDoubt = doubted
+            return ReadingPlan(signals: signals, mode: .accurate, policy: policy)
+        }
+        let level = (0..<10).map { LineSignals(box: Page.row($0)) }
+        var standing = level
+        for index in 0..<2 { standing[index].angle = 90 }
+        var overturned = level
+        for index in 0..<2 { overturned[index].isTurnedOver = true }
+        let settled = plan(doubted: true, level)
+        #expect(settled.wayUpSettled)
+        #expect(settled.rules == [.fuseLines, .linesSettleWayUp])
+        // One line in ten out of true is within the policy's share (0.9).
+        var oneOff = level
+        oneOff[0].angle = -90
+        #expect(plan(doubted: true, oneOff).wayUpSettled)
+        for lines in [standing, overturned, Array(level.prefix(policy.linesToSettle - 1))] {
+            #expect(!plan(doubted: true, lines).wayUpSettled)
+            #expect(!plan(doubted: true, lines).rules.contains(.linesSettleWayUp))
+        }
+        #expect(!plan(doubted: false, level).wayUpSettled)
+        #expect(plan(doubted: false, level).rules == [.fuseLines])
+        var fast = Page.signals
+        fast.lines = level
+        fast.wayUpInDoubt = true
+        #expect(!ReadingPlan(signals: fast, mode: .fast, policy: policy).wayUpSettled)
+    }
+
     @Test func aLineIsReadAgainOnlyWhereTesseractLeftItOrWasUnsure() {
         let plan = LinePlan(lines: [], lineReader: .neural, unsureBelow: 0.8)
         let line = LineSignals(box: Page.row(0))

@@ -43,7 +43,8 @@ struct PlannedTextAnalyzer: Analyzer {
     func analyze(_ image: AnalyzerImage, with engine: TextReaders, cancellation: CancellationFlag) throws -> PageFindings {
         let raster = image.raster
         let grey = raster.layout == .gray ? raster : raster.grayscale()
-        let signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
+        var signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
+        signals.wayUpInDoubt = image.doubtfulOrientation != nil
         var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract)
         var lines = NeuralLines(reader: engine.neural, raster: raster)
         let reading = try PlanExecution.read(signals: signals, mode: mode, policy: policy, page: &page, lines: &lines,
@@ -79,6 +80,12 @@ struct TesseractPage: PageTextReader {
     }
 
     mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText {
+        try readPage(wayUpSettled: false, cancellation: cancellation)
+    }
+
+    mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText {
+        var image = image
+        if wayUpSettled { image.doubtfulOrientation = nil }
         let read = try analyzer.analyze(image, with: engine, cancellation: cancellation)
         findings = read
         return read.text

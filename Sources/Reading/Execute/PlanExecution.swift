@@ -29,7 +29,7 @@ public enum PlanExecution {
         var signals = signals
         if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
         let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
-        let pageText = try page.readPage(cancellation: cancellation)
+        let pageText = try page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
         guard let linePlan = plan.lines else {
             return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules)
         }

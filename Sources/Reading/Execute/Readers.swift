@@ -7,6 +7,16 @@ public protocol PageTextReader {
     /// The page's text, boxes in the one currency; throws `CancellationError` once
     /// `cancellation` is raised.
     mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText
+    /// The same, read only the way the page was given when `wayUpSettled` (the plan's
+    /// `lines-settle-way-up`), though its way up was in doubt.
+    mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText
+}
+
+extension PageTextReader {
+    /// A reader that never reads a page another way reads it alike either way.
+    public mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText {
+        try readPage(cancellation: cancellation)
+    }
 }
 
 /// Finds a page's lines (the neural detector).

@@ -44,6 +44,9 @@ public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
     case pageReaderOrder = "page-reader-order"
     /// It kept fewer (a receipt, a photo it half read): in the order of the lines' geometry.
     case geometricOrder = "geometric-order"
+    /// `accurate`, a page whose way up the orientation detectors doubted, and the detected lines
+    /// stand upright (`FusionPolicy.uprightLines`): Tesseract reads it once, the way it was given.
+    case linesSettleWayUp = "lines-settle-way-up"
 }
 
 /// What is read, by which reader, before any reading is made: a pure function of the page's
@@ -55,6 +58,9 @@ public struct ReadingPlan: Sendable, Equatable {
     public var lines: LinePlan?
     /// The page's rules that fired in making the plan.
     public var rules: [PlanRule]
+    /// Whether the page reader reads the page only the way it was given, though the orientation
+    /// detectors doubted it: the detected lines settled its way up.
+    public var wayUpSettled = false
 
     public init(signals: PageSignals, mode: TextMode, policy: FusionPolicy) {
         pageReader = .tesseract
@@ -70,6 +76,10 @@ public struct ReadingPlan: Sendable, Equatable {
             }
             lines = LinePlan(lines: detected, lineReader: .neural, unsureBelow: policy.unsureLine)
             rules = [.fuseLines]
+            if signals.wayUpInDoubt && policy.settlesWayUp(detected) {
+                wayUpSettled = true
+                rules.append(.linesSettleWayUp)
+            }
         }
     }
 }

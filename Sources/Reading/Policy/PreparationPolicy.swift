@@ -6,8 +6,10 @@ import GlossContract
 /// which modes the text the layout dropped is read again. `FusionPolicy.preparation` holds the
 /// value the plan reads with; `version` enters the settings' fingerprint of a batch prepared.
 public struct PreparationPolicy: Sendable, Equatable {
-    /// Raised with every change of a decision below. 2: a scaled page is read as it came too
-    /// (`compare`) only when its way up is in doubt, and no re-reading in `accurate`.
+    /// Raised with every change of a decision below that changes `fast` (a change to `accurate`
+    /// alone raises `FusionPolicy.version`, which `accurate` batches name). 2: a scaled page is
+    /// read as it came too (`compare`) only when its way up is in doubt, and no re-reading in
+    /// `accurate`.
     public var version = 2
 
     /// The modes in which the text Tesseract's layout dropped is read again (`DroppedText`).

@@ -18,12 +18,17 @@ public struct PageSignals: Sendable, Equatable {
     /// The detector's lines, in its order (`NeuralReader.detect`); nil when the detector was
     /// not run (`fast`), empty when it ran and found none.
     public var lines: [LineSignals]?
+    /// Whether the orientation detectors left the page's way up in doubt, so that Tesseract's
+    /// preparation would read it another way too (`SecondReadings`).
+    public var wayUpInDoubt = false
 
-    public init(size: PixelSize, statedResolution: Int?, letterSize: LetterSize?, lines: [LineSignals]? = nil) {
+    public init(size: PixelSize, statedResolution: Int?, letterSize: LetterSize?, lines: [LineSignals]? = nil,
+                wayUpInDoubt: Bool = false) {
         self.size = size
         self.statedResolution = statedResolution
         self.letterSize = letterSize
         self.lines = lines
+        self.wayUpInDoubt = wayUpInDoubt
     }
 
     /// The page's own signals, measured on `grey` (the copy read, or its grey copy); the
@@ -47,6 +52,11 @@ public struct LineSignals: Sendable, Equatable {
     public var angle: Double
     /// Whether the classifier said the line is upside down.
     public var isTurnedOver: Bool
+
+    /// Whether the line lies level and reads the right way up: within 45 degrees of level, not
+    /// turned over by the classifier (a page on its side has standing lines, one on its head
+    /// lines the classifier turns over).
+    public var standsUpright: Bool { abs(angle) <= 45 && !isTurnedOver }
 
     public init(box: NormalizedRect, baseline: Baseline, height: Double, angle: Double, isTurnedOver: Bool) {
         self.box = box
