@@ -253,17 +253,30 @@ extension Kernels {
     static let tileDepth = 32
 
     /// `multiplyPacked` on AMX: the packed block (`[tile][k][16]` floats) rounded to bf16 pairs
-    /// into the thread's buffer (`gloss_bf16_pack`), then 32 rows by 32 columns of sums at a
-    /// time (`gloss_amx_product`, four accumulator tiles) for every pair of row tiles over a pair
-    /// of column tiles, stored with the bias, activation and residual as the other kernels store.
+    /// into the thread's buffer (`gloss_bf16_pack`), then `multiplyTileBlocks`.
     static func multiplyTiles(
         _ a: UnsafePointer<UInt16>, rows: Int, depth: Int, chunks: Int, packed: UnsafePointer<Float>, columns: Int,
         bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
         output: Destination
     ) {
-        let tiles = (columns + tileColumns - 1) / tileColumns, tileSize = tileRows * tileDepth
-        guard let b = gloss_bf16_buffer(tiles * chunks * tileSize) else { fatalError("no memory for a bf16 block") }
+        let tiles = (columns + tileColumns - 1) / tileColumns
+        guard let b = gloss_bf16_buffer(tiles * chunks * tileRows * tileDepth) else { fatalError("no memory for a bf16 block") }
         gloss_bf16_pack(packed, tileColumns, depth * tileColumns, Int32(depth), Int32(columns), Int32(chunks), b)
+        multiplyTileBlocks(a, rows: rows, chunks: chunks, b, columns: columns, bias: bias, activation: activation,
+                           residual: residual, residualStride: residualStride, output: output)
+    }
+
+    /// The product on AMX of `a` (`rows` rows in `PackedMatrix.tiles`' layout) by `b` (`columns`
+    /// columns in `gloss_bf16_pack`'s), both `chunks` chunks of 32 deep: 32 rows by 32 columns of
+    /// sums at a time (`gloss_amx_product`, four accumulator tiles), every pair of row tiles
+    /// over a pair of column tiles (which stays in the first-level cache), stored with the bias,
+    /// activation and residual as the other kernels store.
+    static func multiplyTileBlocks(
+        _ a: UnsafePointer<UInt16>, rows: Int, chunks: Int, _ b: UnsafePointer<UInt16>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns, tileSize = tileRows * tileDepth
         let rowTiles = (rows + tileRows - 1) / tileRows, block = 2 * tileColumns
         withUnsafeTemporaryAllocation(of: Float.self, capacity: block * block) { buffer in
             let sums = buffer.baseAddress!

@@ -45,7 +45,7 @@ public struct Network: Sendable {
         case softmax
         /// A `linear` whose only use is a `softmax`, in one step; `panels` as
         /// `Layers.linearSoftmaxRows` reads them.
-        case linearSoftmax(panels: [Float], bias: [Float])
+        case linearSoftmax(panels: [Float], bias: [Float], tiles: [UInt16]?)
         /// The mean or the maximum of windows, no padding, the rest past the last window dropped.
         case pool(kernel: (Int, Int), stride: (Int, Int), maximum: Bool)
         /// `a + resize(b)` (nearest, by `factor`), fused from two lines (`Fusion.swift`).
@@ -248,10 +248,12 @@ public struct Network: Sendable {
         for (index, step) in steps.enumerated() {
             guard case .softmax = step.operation, let producer = steps.firstIndex(where: { $0.output == step.inputs[0] }),
                   readers[step.inputs[0]] == 1, step.inputs[0] != output,
-                  case .linear(let weights, _, let bias, Activation.none) = steps[producer].operation
+                  case .linear(let weights, let packed, let bias, Activation.none) = steps[producer].operation
             else { continue }
             let panels = Layers.panels(weights, outputs: bias.count)
-            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias), inputs: steps[producer].inputs,
+            // bf16 where the linear layer kept bf16 weights (`Network(bf16:)`).
+            let tiles = packed.tiles == nil ? nil : Layers.bf16Panels(panels, inner: packed.inner, outputs: bias.count)
+            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias, tiles: tiles), inputs: steps[producer].inputs,
                                 output: step.output, line: step.line)
             dropped.insert(producer)
         }
@@ -454,8 +456,8 @@ public struct Network: Sendable {
             Layers.attention(first, heads: heads, scale: scale, into: &output, scratch: &scratch)
         case .softmax:
             Layers.softmaxRows(first, into: &output)
-        case .linearSoftmax(let panels, let bias):
-            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, into: &output, scratch: &scratch)
+        case .linearSoftmax(let panels, let bias, let tiles):
+            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, tiles: tiles, into: &output, scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
         case .addEnlarged(let factor) where slotOfValue[step.inputs[0]] == slotOfValue[step.output]:

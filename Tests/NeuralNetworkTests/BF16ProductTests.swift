@@ -1,4 +1,5 @@
 import CPPOCRModels
+import Foundation
 @testable import GlossNeuralKernelChoice
 @testable import GlossNeuralNetwork
 import Testing
@@ -134,5 +135,32 @@ struct BF16ProductTests {
         #expect(disagreements == 0, "\(disagreements) steps whose best class differs from onnxruntime's")
         #expect(worst < 0.2, "largest difference from onnxruntime \(worst)")
         #expect(RecogniserGoldenTests.decode(output, characters: try RecogniserGoldenTests.characters()) == line.text)
+    }
+
+    /// The last layer with its softmax on AMX (the tokens rounded per run, the weights once):
+    /// each log-probability within twice the largest bound of a logit's difference.
+    @Test(.enabled(if: runsAMX, "this processor has no AMX (or Linux refused its tiles)"),
+          arguments: [(120, 40, 200), (33, 17, 31), (7, 1, 16)])
+    func theLastLayerOnBF16IsWithinBF16sRounding(inner: Int, tokens: Int, classes: Int) {
+        let weights = LayerTests.values(classes * inner, seed: 41).map { $0 / 4 }
+        let values = LayerTests.values(inner * tokens, seed: 42), bias = LayerTests.values(classes, seed: 43)
+        let input = FeatureMap(channels: inner, height: 1, width: tokens, values: values)
+        let panels = Layers.panels(weights, outputs: classes)
+        let tiles = Layers.bf16Panels(panels, inner: inner, outputs: classes)
+        var fp32 = FeatureMap(channels: 1, height: 1, width: 1), bf16 = fp32, scratch: [Float] = []
+        Layers.linearSoftmaxRows(input, panels: panels, bias: bias, into: &fp32, scratch: &scratch, kernels: .avx512)
+        Layers.linearSoftmaxRows(input, panels: panels, bias: bias, tiles: tiles, into: &bf16, scratch: &scratch, kernels: .amx)
+        #expect(bf16.height == tokens && bf16.width == classes)
+        var worst: Float = 0
+        for p in 0..<tokens {
+            var bound: Float = 0
+            for o in 0..<classes {
+                var magnitude: Float = 0
+                for c in 0..<inner { magnitude += abs(weights[o * inner + c] * values[c * tokens + p]) }
+                bound = max(bound, magnitude / 128 * 1.01 + 1e-5)
+            }
+            for o in 0..<classes { worst = max(worst, abs(log(bf16[0, p, o]) - log(fp32[0, p, o])) / (2 * bound)) }
+        }
+        #expect(worst <= 1, "\(inner)x\(tokens)x\(classes): \(worst) of the bound")
     }
 }

@@ -47,7 +47,7 @@ struct KernelChoiceTests {
     func theAVX512KernelsGiveTheAVX2KernelsSums(rows: Int, inner: Int, columns: Int) {
         let weights = LayerTests.values(rows * inner, seed: 11), input = LayerTests.values(inner * columns, seed: 12)
         let bias = LayerTests.values(rows, seed: 13), residual = LayerTests.values(rows * columns, seed: 14)
-        let packed = PackedMatrix(weights, rows: rows, inner: inner)
+        let packed = PackedMatrix(weights, rows: rows, inner: inner, bf16: false)
         for (activation, withResidual) in [(Activation.none, true), (.relu, false), (.gelu, false)] {
             let run = { (kernels: KernelSet) in
                 KernelTests.matrixProduct(packed, input, columns: columns, bias: bias, residual: withResidual ? residual : nil,
@@ -65,7 +65,7 @@ struct KernelChoiceTests {
     @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"))
     func theAVX512KernelsFillAPackedBlockAsTheAVX2KernelsDo() {
         let rows = 20, inner = 24, columns = 41, tiles = (columns + 15) / 16
-        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner)
+        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner, bf16: false)
         var input = [Float](repeating: 0, count: tiles * inner * 16)
         let values = LayerTests.values(inner * columns, seed: 22), bias = LayerTests.values(rows, seed: 23)
         input.withUnsafeMutableBufferPointer { Kernels.pack(values, stride: columns, depth: inner, columns: columns, into: $0.baseAddress!) }
