@@ -72,54 +72,28 @@ void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const 
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
+    // The branches cost nothing beside a tile product's 16 cycles; the tile numbers must be constants.
     const uint16_t *a1 = a + aTileStride, *b1 = b + bTileStride;
-    if (rowTiles == 2 && columnTiles == 2) {
-        for (int chunk = 0; chunk < chunks; chunk++) {
-            long at = (long)chunk * 512;
-            _tile_loadd(4, a + at, 64);
-            _tile_loadd(6, b + at, 64);
-            _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(7, b1 + at, 64);
-            _tile_dpbf16ps(1, 4, 7);
-            _tile_loadd(5, a1 + at, 64);
-            _tile_dpbf16ps(2, 5, 6);
-            _tile_dpbf16ps(3, 5, 7);
-        }
-        _tile_stored(0, sums, 128);
-        _tile_stored(1, sums + 16, 128);
-        _tile_stored(2, sums + 512, 128);
-        _tile_stored(3, sums + 528, 128);
-    } else if (rowTiles == 2) {
-        for (int chunk = 0; chunk < chunks; chunk++) {
-            long at = (long)chunk * 512;
-            _tile_loadd(4, a + at, 64);
-            _tile_loadd(6, b + at, 64);
-            _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(5, a1 + at, 64);
-            _tile_dpbf16ps(2, 5, 6);
-        }
-        _tile_stored(0, sums, 128);
-        _tile_stored(2, sums + 512, 128);
-    } else if (columnTiles == 2) {
-        for (int chunk = 0; chunk < chunks; chunk++) {
-            long at = (long)chunk * 512;
-            _tile_loadd(4, a + at, 64);
-            _tile_loadd(6, b + at, 64);
-            _tile_dpbf16ps(0, 4, 6);
+    int twoRows = rowTiles == 2, twoColumns = columnTiles == 2;
+    for (int chunk = 0; chunk < chunks; chunk++) {
+        long at = (long)chunk * 512;
+        _tile_loadd(4, a + at, 64);
+        _tile_loadd(6, b + at, 64);
+        _tile_dpbf16ps(0, 4, 6);
+        if (twoColumns) {
             _tile_loadd(7, b1 + at, 64);
             _tile_dpbf16ps(1, 4, 7);
         }
-        _tile_stored(0, sums, 128);
-        _tile_stored(1, sums + 16, 128);
-    } else {
-        for (int chunk = 0; chunk < chunks; chunk++) {
-            long at = (long)chunk * 512;
-            _tile_loadd(4, a + at, 64);
-            _tile_loadd(6, b + at, 64);
-            _tile_dpbf16ps(0, 4, 6);
+        if (twoRows) {
+            _tile_loadd(5, a1 + at, 64);
+            _tile_dpbf16ps(2, 5, 6);
+            if (twoColumns) _tile_dpbf16ps(3, 5, 7);
         }
-        _tile_stored(0, sums, 128);
     }
+    _tile_stored(0, sums, 128);
+    if (twoColumns) _tile_stored(1, sums + 16, 128);
+    if (twoRows) _tile_stored(2, sums + 512, 128);
+    if (twoRows && twoColumns) _tile_stored(3, sums + 528, 128);
 }
 
 #else
