@@ -93,7 +93,9 @@ struct AMXChoiceTests {
     @Test func aProcessorWithAMXRunsTheBF16ProductByDefault() {
         let choice = KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: nil)
         #expect(choice == KernelChoice(runsNetworks: true, fastest: .amx, kernels: KernelChoice.bf16ByDefault ? .amx : .avx512))
-        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16").kernels == .amx)
+        #expect(!choice.bf16Detector)
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16")
+            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: true))
     }
 
     @Test func fp32CanBeAskedFor() {

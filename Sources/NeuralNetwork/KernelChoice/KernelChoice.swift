@@ -28,6 +28,11 @@ public struct KernelChoice: Sendable, Equatable {
     public var fastest: KernelSet
     /// The kernels that run: the default (`bf16ByDefault`), unless the environment asked for others.
     public var kernels: KernelSet
+    /// Whether the text detector's products run in bf16 too where `kernels` is AMX: only when
+    /// asked (`GLOSS_NEURAL_KERNELS=bf16`). By default the detector keeps fp32: in bf16 its map
+    /// moves near the threshold between close words and joins boxes RapidOCR keeps apart
+    /// (`bench/neural/README.md`, "bf16 on AMX").
+    public var bf16Detector = false
 
     /// Whether AMX's bf16 product runs by default where the processor has it. The measurement
     /// behind it: `bench/neural/README.md` ("bf16 on AMX").
@@ -47,7 +52,7 @@ public struct KernelChoice: Sendable, Equatable {
     /// flags have them); `request` the value of `GLOSS_NEURAL_KERNELS`: `avx2` keeps the AVX-512
     /// build from running (to compare the two on one machine), `avx512` or `fp32` keeps the
     /// products in fp32 (the parity tests against ONNX Runtime), `amx` or `bf16` runs the bf16
-    /// product; any other value, or none, runs the default. A request never runs what the
+    /// product for the detector too; any other value, or none, runs the default. A request never runs what the
     /// processor lacks.
     public static func choose(flags: Set<String>?, tilesPermitted: Bool = false, request: String?) -> KernelChoice {
         guard let flags else { return KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2) }
@@ -63,7 +68,8 @@ public struct KernelChoice: Sendable, Equatable {
         case "amx", "bf16": kernels = fastest
         default: kernels = bf16ByDefault ? fastest : fastestFP32
         }
-        return KernelChoice(runsNetworks: runs, fastest: fastest, kernels: kernels)
+        let detector = kernels == .amx && (request == "amx" || request == "bf16")
+        return KernelChoice(runsNetworks: runs, fastest: fastest, kernels: kernels, bf16Detector: detector)
     }
 
     /// This process's choice, made the first time it is asked.
