@@ -90,11 +90,13 @@ struct KernelChoiceTests {
 struct AMXChoiceTests {
     static let sapphireRapids = KernelChoiceTests.skylakeServer.union(["avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"])
 
-    @Test func aProcessorWithAMXRunsTheBF16ProductByDefault() {
+    @Test func aProcessorWithAMXRunsTheBF16ProductWhenAsked() {
         let choice = KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: nil)
         #expect(choice == KernelChoice(runsNetworks: true, fastest: .amx, kernels: KernelChoice.bf16ByDefault ? .amx : .avx512))
         #expect(!choice.bf16Detector)
         #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16")
+            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: false))
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16-all")
             == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: true))
     }
 
