@@ -125,13 +125,7 @@ struct BF16ProductTests {
         var network = try Network(model: try ModelFile(bytes: bytes, path: "ppocr-rec.bin"), path: "ppocr-rec.bin", bf16: true)
         let line = try RecogniserGoldenTests.line(name)
         let output = try network.run(line.input)
-        var worst: Float = 0, disagreements = 0
-        for t in 0..<line.steps {
-            var best = 0
-            for c in 1..<output.width where output[0, t, c] > output[0, t, best] { best = c }
-            if best != line.top[t][0].id { disagreements += 1 }
-            for (id, probability) in line.top[t] { worst = max(worst, abs(output[0, t, id] - probability)) }
-        }
+        let (worst, disagreements) = RecogniserGoldenTests.compare(output, line)
         #expect(disagreements == 0, "\(disagreements) steps whose best class differs from onnxruntime's")
         #expect(worst < 0.2, "largest difference from onnxruntime \(worst)")
         #expect(RecogniserGoldenTests.decode(output, characters: try RecogniserGoldenTests.characters()) == line.text)
