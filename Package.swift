@@ -94,10 +94,16 @@ let package = Package(
             path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossNeuralNetwork", dependencies: ["GlossNeuralKernelChoice", "GlossNeuralKernelsAVX512"],
+            name: "GlossNeuralNetwork", dependencies: ["GlossNeuralKernelChoice", "GlossNeuralKernelsAVX512", "CNeuralKernels"],
             path: "Sources/NeuralNetwork", exclude: ["README.md", "KernelChoice", "AVX512"], swiftSettings: vectorSettings
         ),
-        .target(name: "GlossNeuralKernelChoice", path: "Sources/NeuralNetwork/KernelChoice", swiftSettings: swiftSettings),
+        .target(
+            name: "GlossNeuralKernelChoice", dependencies: ["CNeuralKernels"], path: "Sources/NeuralNetwork/KernelChoice",
+            swiftSettings: swiftSettings
+        ),
+        // The AMX (bf16 tiles) product and its AVX512-BF16 packing, in C for the tile intrinsics:
+        // each function carries its own target attribute, so the module builds for any x86-64.
+        .target(name: "CNeuralKernels", path: "Sources/CNeuralKernels", exclude: ["README.md"]),
         .target(name: "GlossNeuralKernelsAVX512", path: "Sources/NeuralNetwork/AVX512", swiftSettings: wideVectorSettings),
         // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
         .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),

@@ -113,7 +113,9 @@ public struct PPOCRNetworks: Sendable {
         do {
             let file = try ModelFile(bytes: bytes, path: model.file)
             try checkShapes(of: file, model: model, outputs: outputs)
-            return try Network(model: file, path: model.file)
+            // bf16 products where AMX runs, but for the detector unless asked (`KernelChoice.bf16Detector`).
+            let choice = KernelChoice.current
+            return try Network(model: file, path: model.file, bf16: model == .detector ? choice.bf16Detector : choice.kernels.isBF16)
         } catch {
             throw NeuralModelError(model: model, reason: error.reason)
         }

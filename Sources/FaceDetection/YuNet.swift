@@ -93,7 +93,8 @@ public final class YuNetDetector {
         guard !model.program.isEmpty else {
             throw ModelError(path: path, reason: "no program (a model file of version 1?); models/yunet/convert.py writes one")
         }
-        network = try Network(model: model, path: path)
+        // fp32 products: AMX's bf16 product was measured on the text reader only.
+        network = try Network(model: model, path: path, bf16: false)
         let probe = FeatureMap(channels: 3, height: Output.multiple, width: Output.multiple)
         let made: FeatureMap
         do {

@@ -1,17 +1,23 @@
+import CNeuralKernels
 import GlossNeuralKernelChoice
 import GlossNeuralKernelsAVX512
 
 /// A weight matrix `[rows][inner]` packed once for `Kernels.matrixProduct`: panels of six rows
 /// whose columns are interleaved (`[panel][k][6]`), so the micro-kernel reads its six weights of
-/// each `k` from one place; the last panel is padded with zero rows.
+/// each `k` from one place; the last panel is padded with zero rows. Where the products run in
+/// bf16 (`KernelSet.amx`), the weights are also kept rounded to bf16 as AMX's tiles read them.
 public struct PackedMatrix: Sendable {
     public let rows: Int
     public let inner: Int
     let panels: [Float]
+    /// The weights in bf16 (nil when the products stay fp32): tiles of sixteen rows by chunks
+    /// of 32 of the depth, `[rowTile][chunk][16][32]`, rows and depth padded with zeros.
+    let tiles: [UInt16]?
 
     /// Packs `values`, row-major `[rows][inner]` (a 1x1 convolution's `[out][in]`, a linear
-    /// layer's `[out][in]`, a convolution's `[out][in][kh][kw]` read as `[out][in * kh * kw]`).
-    public init(_ values: [Float], rows: Int, inner: Int) {
+    /// layer's `[out][in]`, a convolution's `[out][in][kh][kw]` read as `[out][in * kh * kw]`);
+    /// `bf16` keeps a bf16 copy for AMX's product as well (by default where it runs).
+    public init(_ values: [Float], rows: Int, inner: Int, bf16: Bool = KernelChoice.current.kernels.isBF16) {
         precondition(rows > 0 && inner > 0 && values.count == rows * inner, "\(values.count) values for \(rows) x \(inner)")
         self.rows = rows
         self.inner = inner
@@ -22,6 +28,31 @@ public struct PackedMatrix: Sendable {
             for k in 0..<inner { panels[(panel * inner + k) * height + lane] = values[row * inner + k] }
         }
         self.panels = panels
+        tiles = bf16 ? Self.bf16Tiles(values, rows: rows, inner: inner) : nil
+    }
+
+    /// The chunks of 32 of the depth AMX's product runs over.
+    var chunks: Int { (inner + Kernels.tileDepth - 1) / Kernels.tileDepth }
+
+    /// `values` rounded to bf16 in `tiles`' layout.
+    static func bf16Tiles(_ values: [Float], rows: Int, inner: Int) -> [UInt16] {
+        let tileRows = Kernels.tileRows, depth = Kernels.tileDepth
+        let rowTiles = (rows + tileRows - 1) / tileRows, chunks = (inner + depth - 1) / depth
+        var tiles = [UInt16](repeating: 0, count: rowTiles * chunks * tileRows * depth)
+        for row in 0..<rows {
+            let rowTile = row / tileRows, lane = row % tileRows
+            for k in 0..<inner {
+                tiles[((rowTile * chunks + k / depth) * tileRows + lane) * depth + k % depth] = bfloat16(values[row * inner + k])
+            }
+        }
+        return tiles
+    }
+
+    /// The bf16 nearest `value` (ties to even), as VCVTNEPS2BF16 rounds the activations.
+    static func bfloat16(_ value: Float) -> UInt16 {
+        let bits = value.bitPattern
+        if value.isNaN { return UInt16(bits >> 16) | 0x40 }
+        return UInt16((bits &+ 0x7FFF &+ ((bits >> 16) & 1)) >> 16)
     }
 }
 
@@ -101,12 +132,21 @@ extension Kernels {
 
     /// Multiplies every panel of `weights` by a packed block of `columns` columns (tile by
     /// tile: one tile of the input stays in the first-level cache while all panels pass), with
-    /// the AVX2 micro-kernel or, where the processor has AVX-512, the wide one (`kernels`).
+    /// the AVX2 micro-kernel or, where the processor has AVX-512, the wide one (`kernels`); on
+    /// AMX, with bf16 tiles (`multiplyTiles`) when `weights` holds them, else the wide kernel.
     static func multiplyPacked(
         _ weights: PackedMatrix, packed: UnsafePointer<Float>, columns: Int, bias: UnsafePointer<Float>?,
         activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int, output: Destination,
         kernels: KernelSet = KernelChoice.current.kernels
     ) {
+        if kernels == .amx, let tiles = weights.tiles {
+            tiles.withUnsafeBufferPointer { a in
+                multiplyTiles(a.baseAddress!, rows: weights.rows, depth: weights.inner, chunks: weights.chunks, packed: packed,
+                              columns: columns, bias: bias, activation: activation, residual: residual,
+                              residualStride: residualStride, output: output)
+            }
+            return
+        }
         weights.panels.withUnsafeBufferPointer { panels in
             multiplyPanels(panels.baseAddress!, rows: weights.rows, depth: weights.inner, packed: packed, columns: columns,
                            bias: bias, activation: activation, residual: residual, residualStride: residualStride,
@@ -126,7 +166,7 @@ extension Kernels {
         case .avx2:
             multiplyPanelsAVX2(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
                                activation: activation, residual: residual, residualStride: residualStride, output: output)
-        case .avx512:
+        case .avx512, .amx:
             multiplyPanelsWide(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
                                activation: activation, residual: residual, residualStride: residualStride, output: output)
         }
@@ -204,6 +244,65 @@ extension Kernels {
                     row += blockRows
                 }
                 tile += pair ? wideTiles : 1
+            }
+        }
+    }
+
+    /// AMX's tile: sixteen rows of 64 bytes, 32 bf16 values of the depth (or sixteen floats).
+    static let tileRows = 16
+    static let tileDepth = 32
+
+    /// `multiplyPacked` on AMX: the packed block (`[tile][k][16]` floats) rounded to bf16 pairs
+    /// into the thread's buffer (`gloss_bf16_pack`), then `multiplyTileBlocks`.
+    static func multiplyTiles(
+        _ a: UnsafePointer<UInt16>, rows: Int, depth: Int, chunks: Int, packed: UnsafePointer<Float>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns
+        guard let b = gloss_bf16_buffer(tiles * chunks * tileRows * tileDepth) else { fatalError("no memory for a bf16 block") }
+        gloss_bf16_pack(packed, tileColumns, depth * tileColumns, Int32(depth), Int32(columns), Int32(chunks), b)
+        multiplyTileBlocks(a, rows: rows, chunks: chunks, b, columns: columns, bias: bias, activation: activation,
+                           residual: residual, residualStride: residualStride, output: output)
+    }
+
+    /// The product on AMX of `a` (`rows` rows in `PackedMatrix.tiles`' layout) by `b` (`columns`
+    /// columns in `gloss_bf16_pack`'s), both `chunks` chunks of 32 deep: 32 rows by 32 columns of
+    /// sums at a time (`gloss_amx_product`, four accumulator tiles), every pair of row tiles
+    /// over a pair of column tiles (which stays in the first-level cache), stored with the bias,
+    /// activation and residual as the other kernels store.
+    static func multiplyTileBlocks(
+        _ a: UnsafePointer<UInt16>, rows: Int, chunks: Int, _ b: UnsafePointer<UInt16>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns, tileSize = tileRows * tileDepth
+        let rowTiles = (rows + tileRows - 1) / tileRows, block = 2 * tileColumns
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: block * block) { buffer in
+            let sums = buffer.baseAddress!
+            var tile = 0
+            while tile < tiles {
+                let pair = min(2, tiles - tile)
+                var rowTile = 0
+                while rowTile < rowTiles {
+                    let rowPair = min(2, rowTiles - rowTile)
+                    gloss_amx_product(a + rowTile * chunks * tileSize, chunks * tileSize, Int32(rowPair),
+                                      b + tile * chunks * tileSize, chunks * tileSize, Int32(pair), Int32(chunks), sums)
+                    let first = rowTile * tileRows, count = min(rowPair * tileRows, rows - first)
+                    for t in 0..<pair {
+                        let column = (tile + t) * tileColumns, width = min(tileColumns, columns - column)
+                        for r in 0..<count {
+                            var sum = Layers.load(sums + r * block + t * tileColumns)
+                            if let bias { sum += Vector(repeating: bias[first + r]) }
+                            store(sum, columns: width, activation: activation,
+                                  residual: residual.map { $0 + (first + r) * residualStride + column },
+                                  output: output.base + (first + r) * output.rowStride + (tile + t) * output.tileStride,
+                                  padded: output.isPacked)
+                        }
+                    }
+                    rowTile += rowPair
+                }
+                tile += pair
             }
         }
     }

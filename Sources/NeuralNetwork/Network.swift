@@ -1,3 +1,5 @@
+import GlossNeuralKernelChoice
+
 /// A network given as a program (a version 2 model file, `models/ppocr/README.md`), evaluated
 /// one operation at a time into feature maps it keeps from run to run.
 ///
@@ -43,7 +45,7 @@ public struct Network: Sendable {
         case softmax
         /// A `linear` whose only use is a `softmax`, in one step; `panels` as
         /// `Layers.linearSoftmaxRows` reads them.
-        case linearSoftmax(panels: [Float], bias: [Float])
+        case linearSoftmax(panels: [Float], bias: [Float], tiles: [UInt16]?)
         /// The mean or the maximum of windows, no padding, the rest past the last window dropped.
         case pool(kernel: (Int, Int), stride: (Int, Int), maximum: Bool)
         /// `a + resize(b)` (nearest, by `factor`), fused from two lines (`Fusion.swift`).
@@ -70,8 +72,11 @@ public struct Network: Sendable {
     var bands: [FeatureMap] = []
     let path: String
 
-    /// Builds the network of `model`'s program; `path` names the model in errors.
-    public init(model: ModelFile, path: String) throws(ModelError) {
+    /// Builds the network of `model`'s program; `path` names the model in errors. `bf16` keeps
+    /// the weights of its matrix products in bf16 too, for AMX's product (`KernelSet.amx`; by
+    /// default where that runs); false keeps every product in fp32 (the parity tests against
+    /// ONNX Runtime).
+    public init(model: ModelFile, path: String, bf16: Bool = KernelChoice.current.kernels.isBF16) throws(ModelError) {
         self.path = path
         var tensors: [String: ModelFile.Tensor] = [:]
         for tensor in model.tensors { tensors[tensor.name] = tensor }
@@ -137,7 +142,7 @@ public struct Network: Sendable {
                           groups == 1 || groups == weights.shape[0] && weights.shape[1] == 1
                     else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) channels, \(groups) groups") }
                     outChannels = weights.shape[0]
-                    let packed = groups == 1 ? PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0] * kernel.0 * kernel.1) : nil
+                    let packed = groups == 1 ? PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0] * kernel.0 * kernel.1, bf16: bf16) : nil
                     operation = .convolution(weights: groups == 1 ? [] : weights.values, packed: packed, bias: bias.values,
                                              outputs: outChannels, kernel: kernel,
                                              stride: kernelStride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
@@ -151,7 +156,7 @@ public struct Network: Sendable {
                     // ONNX's [in][out][i][j] to four [out][in] matrices, one a tap.
                     let ins = inChannels[0], outs = outChannels
                     let taps = (0..<4).map { tap in
-                        PackedMatrix((0..<(outs * ins)).map { weights.values[($0 % ins * outs + $0 / ins) * 4 + tap] }, rows: outs, inner: ins)
+                        PackedMatrix((0..<(outs * ins)).map { weights.values[($0 % ins * outs + $0 / ins) * 4 + tap] }, rows: outs, inner: ins, bf16: bf16)
                     }
                     operation = .transposed(taps: taps, bias: bias.values, outputs: outChannels, activation: activation)
                 }
@@ -173,7 +178,7 @@ public struct Network: Sendable {
                 guard weights.shape.count == 2, weights.shape[1] == inChannels[0], bias.shape == [weights.shape[0]]
                 else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) features") }
                 outChannels = weights.shape[0]
-                operation = .linear(weights: weights.values, packed: PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0]),
+                operation = .linear(weights: weights.values, packed: PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0], bf16: bf16),
                                     bias: bias.values,
                                     activation: try Self.activation(named["act"] ?? "", fail: fail))
             case "layernorm":
@@ -243,10 +248,12 @@ public struct Network: Sendable {
         for (index, step) in steps.enumerated() {
             guard case .softmax = step.operation, let producer = steps.firstIndex(where: { $0.output == step.inputs[0] }),
                   readers[step.inputs[0]] == 1, step.inputs[0] != output,
-                  case .linear(let weights, _, let bias, Activation.none) = steps[producer].operation
+                  case .linear(let weights, let packed, let bias, Activation.none) = steps[producer].operation
             else { continue }
             let panels = Layers.panels(weights, outputs: bias.count)
-            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias), inputs: steps[producer].inputs,
+            // bf16 where the linear layer kept bf16 weights (`Network(bf16:)`).
+            let tiles = packed.tiles == nil ? nil : Layers.bf16Panels(panels, inner: packed.inner, outputs: bias.count)
+            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias, tiles: tiles), inputs: steps[producer].inputs,
                                 output: step.output, line: step.line)
             dropped.insert(producer)
         }
@@ -449,8 +456,8 @@ public struct Network: Sendable {
             Layers.attention(first, heads: heads, scale: scale, into: &output, scratch: &scratch)
         case .softmax:
             Layers.softmaxRows(first, into: &output)
-        case .linearSoftmax(let panels, let bias):
-            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, into: &output, scratch: &scratch)
+        case .linearSoftmax(let panels, let bias, let tiles):
+            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, tiles: tiles, into: &output, scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
         case .addEnlarged(let factor) where slotOfValue[step.inputs[0]] == slotOfValue[step.output]:

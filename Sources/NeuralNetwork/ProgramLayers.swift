@@ -20,7 +20,7 @@ extension Layers {
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
         scratch: inout [Float]
     ) {
-        let packed = PackedMatrix(weights, rows: bias.count, inner: input.channels * kernel.0 * kernel.1)
+        let packed = PackedMatrix(weights, rows: bias.count, inner: input.channels * kernel.0 * kernel.1, bf16: false)
         var workspace: [Float] = []
         convolution(parts: 1, { _ in input }, weights: packed, bias: bias, kernel: kernel, stride: stride, padding: padding,
                     activation: activation, into: &output, scratch: &scratch, workspace: &workspace)
@@ -174,7 +174,7 @@ extension Layers {
         let inner = input.channels
         precondition(weights.count == 4 * outputs * inner && bias.count == outputs)
         let taps = (0..<4).map { tap in
-            PackedMatrix(Array(weights[(tap * outputs * inner)..<((tap + 1) * outputs * inner)]), rows: outputs, inner: inner)
+            PackedMatrix(Array(weights[(tap * outputs * inner)..<((tap + 1) * outputs * inner)]), rows: outputs, inner: inner, bf16: false)
         }
         var workspace: [Float] = []
         transposedConvolution2x2(input, taps: taps, bias: bias, activation: activation, into: &output, scratch: &scratch,

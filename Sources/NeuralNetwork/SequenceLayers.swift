@@ -1,3 +1,5 @@
+import CNeuralKernels
+import GlossNeuralKernelChoice
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -154,11 +156,18 @@ extension Layers {
     /// time steps against 18,710 classes): the tokens are packed into panels of six, run by
     /// run; `panels` holds the weights as the product's packed input, a tile of sixteen outputs
     /// at a time, `[o / 16][c][o % 16]` (zero past the last output), so the large matrix is read
-    /// once, in order, and every row of probabilities is written in place.
+    /// once, in order, and every row of probabilities is written in place. On AMX
+    /// (`kernels`), with `tiles` (`bf16Panels`, nil to stay fp32), the tokens are rounded to
+    /// bf16 tiles instead and the product is `multiplyTileBlocks`.
     public static func linearSoftmaxRows(
-        _ input: FeatureMap, panels: [Float], bias: [Float], into output: inout FeatureMap, scratch: inout [Float]
+        _ input: FeatureMap, panels: [Float], bias: [Float], tiles: [UInt16]? = nil, into output: inout FeatureMap,
+        scratch: inout [Float], kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let inner = input.channels, plane = input.planeSize, outputs = bias.count
+        if kernels == .amx, let tiles {
+            linearSoftmaxRowsBF16(input, tiles: tiles, bias: bias, into: &output)
+            return
+        }
         let panelCount = (outputs + lanes - 1) / lanes, height = Kernels.panelRows
         precondition(panels.count == panelCount * inner * lanes && lanes == Kernels.tileColumns)
         output.reshape(channels: 1, height: plane, width: outputs)
@@ -187,6 +196,56 @@ extension Layers {
                 }
             }
         }
+    }
+
+    /// `linearSoftmaxRows` on AMX: the tokens `[c][p]` rounded to bf16 as `PackedMatrix.tiles`
+    /// lays out weights (`[p / 16][c / 32][p % 16][c % 32]`, in the thread's buffer), times the
+    /// weights' bf16 tiles, then the bias and the softmax row by row.
+    static func linearSoftmaxRowsBF16(_ input: FeatureMap, tiles: [UInt16], bias: [Float], into output: inout FeatureMap) {
+        let inner = input.channels, plane = input.planeSize, outputs = bias.count
+        let depth = Kernels.tileDepth, height = Kernels.tileRows
+        let chunks = (inner + depth - 1) / depth, rowTiles = (plane + height - 1) / height
+        output.reshape(channels: 1, height: plane, width: outputs)
+        let count = rowTiles * chunks * height * depth
+        guard let rows = gloss_bf16_buffer(count) else { fatalError("no memory for a bf16 block") }
+        rows.update(repeating: 0, count: count)
+        input.storage.withUnsafeBufferPointer { source in
+            for c in 0..<inner {
+                for p in 0..<plane {
+                    rows[((p / height * chunks + c / depth) * height + p % height) * depth + c % depth] =
+                        PackedMatrix.bfloat16(source[c * plane + p])
+                }
+            }
+        }
+        tiles.withUnsafeBufferPointer { b in
+            output.storage.withUnsafeMutableBufferPointer { target in
+                let y = target.baseAddress!
+                Kernels.multiplyTileBlocks(rows, rows: plane, chunks: chunks, b.baseAddress!, columns: outputs, bias: nil,
+                                           activation: .none, residual: nil, residualStride: 0,
+                                           output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
+                for p in 0..<plane {
+                    let row = y + p * outputs
+                    for o in 0..<outputs { row[o] += bias[o] }
+                    softmax(row, count: outputs)
+                }
+            }
+        }
+    }
+
+    /// `panels` (`[o / 16][c][o % 16]`, `Layers.panels`) rounded to bf16 in the layout AMX's
+    /// product reads as its second source (`gloss_bf16_pack`'s: `[o / 16][c / 2][o % 16][c % 2]`,
+    /// the depth padded with zeros to chunks of 32), made once when the network is built.
+    static func bf16Panels(_ panels: [Float], inner: Int, outputs: Int) -> [UInt16] {
+        let tiles = (outputs + lanes - 1) / lanes, pairs = (inner + Kernels.tileDepth - 1) / Kernels.tileDepth * 16
+        var result = [UInt16](repeating: 0, count: tiles * pairs * 32)
+        for tile in 0..<tiles {
+            for c in 0..<inner {
+                for lane in 0..<lanes {
+                    result[(tile * pairs + c / 2) * 32 + lane * 2 + c % 2] = PackedMatrix.bfloat16(panels[(tile * inner + c) * lanes + lane])
+                }
+            }
+        }
+        return result
     }
 
     /// `weights` `[out][in]` rearranged into the panels `linearSoftmaxRows` reads.

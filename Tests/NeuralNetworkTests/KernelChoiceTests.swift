@@ -41,13 +41,13 @@ struct KernelChoiceTests {
 
     /// Rows around a pair of panels (12), columns around a pair of tiles (32) and past a block,
     /// depths from one to past the first-level cache's share.
-    @Test(.enabled(if: KernelChoice.current.fastest == .avx512, "this processor lacks AVX-512"),
+    @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"),
           arguments: [(1, 1, 1), (7, 5, 17), (12, 40, 32), (13, 40, 33), (30, 200, 80), (24, 864, 70), (6, 3, 600),
                       (19, 96, 47)])
     func theAVX512KernelsGiveTheAVX2KernelsSums(rows: Int, inner: Int, columns: Int) {
         let weights = LayerTests.values(rows * inner, seed: 11), input = LayerTests.values(inner * columns, seed: 12)
         let bias = LayerTests.values(rows, seed: 13), residual = LayerTests.values(rows * columns, seed: 14)
-        let packed = PackedMatrix(weights, rows: rows, inner: inner)
+        let packed = PackedMatrix(weights, rows: rows, inner: inner, bf16: false)
         for (activation, withResidual) in [(Activation.none, true), (.relu, false), (.gelu, false)] {
             let run = { (kernels: KernelSet) in
                 KernelTests.matrixProduct(packed, input, columns: columns, bias: bias, residual: withResidual ? residual : nil,
@@ -62,10 +62,10 @@ struct KernelChoiceTests {
 
     /// Into a packed block (the fused mixer's hidden channels): the padding columns of the last
     /// tile are written too, alike by both.
-    @Test(.enabled(if: KernelChoice.current.fastest == .avx512, "this processor lacks AVX-512"))
+    @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"))
     func theAVX512KernelsFillAPackedBlockAsTheAVX2KernelsDo() {
         let rows = 20, inner = 24, columns = 41, tiles = (columns + 15) / 16
-        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner)
+        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner, bf16: false)
         var input = [Float](repeating: 0, count: tiles * inner * 16)
         let values = LayerTests.values(inner * columns, seed: 22), bias = LayerTests.values(rows, seed: 23)
         input.withUnsafeMutableBufferPointer { Kernels.pack(values, stride: columns, depth: inner, columns: columns, into: $0.baseAddress!) }
@@ -83,5 +83,43 @@ struct KernelChoiceTests {
         #expect(!results[1].contains { $0.isNaN })
         let worst = zip(results[0], results[1]).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
         #expect(worst <= 1e-5, "largest relative difference \(worst)")
+    }
+}
+
+/// The AMX plan: its flags, Linux's permission, and the requests that keep fp32.
+struct AMXChoiceTests {
+    static let sapphireRapids = KernelChoiceTests.skylakeServer.union(["avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"])
+
+    @Test func aProcessorWithAMXRunsTheBF16ProductWhenAsked() {
+        let choice = KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: nil)
+        #expect(choice == KernelChoice(runsNetworks: true, fastest: .amx, kernels: KernelChoice.bf16ByDefault ? .amx : .avx512))
+        #expect(!choice.bf16Detector)
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16")
+            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: false))
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16-all")
+            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: true))
+    }
+
+    @Test func fp32CanBeAskedFor() {
+        for request in ["fp32", "avx512"] {
+            #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: request)
+                == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .avx512))
+        }
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "avx2").kernels == .avx2)
+    }
+
+    @Test func withoutLinuxsPermissionOrAFlagTheProductsStayFP32() {
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: false, request: "amx")
+            == KernelChoice(runsNetworks: true, fastest: .avx512, kernels: .avx512))
+        for flag in KernelChoice.tileFlags {
+            var flags = Self.sapphireRapids
+            flags.remove(flag)
+            #expect(KernelChoice.choose(flags: flags, tilesPermitted: true, request: nil).kernels == .avx512, "without \(flag)")
+        }
+        // The tiles' flags without AVX-512's: AVX2.
+        let flags = Self.sapphireRapids.subtracting(["avx512bw"])
+        #expect(KernelChoice.choose(flags: flags, tilesPermitted: true, request: nil).kernels == .avx2)
+        // Asking for AMX on a processor without it runs the fastest fp32 kernels.
+        #expect(KernelChoice.choose(flags: KernelChoiceTests.skylakeServer, request: "amx").kernels == .avx512)
     }
 }

@@ -1,0 +1,33 @@
+#ifndef GLOSS_C_NEURAL_KERNELS_H
+#define GLOSS_C_NEURAL_KERNELS_H
+
+#include <stdint.h>
+
+/// Asks Linux for the AMX tile data state (arch_prctl ARCH_REQ_XCOMP_PERM, feature 18): 1 when
+/// this process may use the tiles, 0 otherwise (an older kernel, another system, not x86-64).
+/// Once per process, before any tile instruction; the caller has seen amx_tile in the flags.
+int gloss_amx_request_tiles(void);
+
+/// The floats of `count` (rows x 16) as bf16 pairs: converts a packed block of activations,
+/// column p of row k at `input + k * rowStride + (p / 16) * tileStride + p % 16`, into tiles
+/// `[tile][chunk][16 pairs][16 columns][2]` (rows k and k+1 side by side, the VNNI layout a
+/// TDPBF16PS's second source reads), `chunks` of 32 rows, rows past `depth` and columns past
+/// `columns` zero. Rounds to nearest even (VCVTNEPS2BF16). Needs AVX512-BF16.
+void gloss_bf16_pack(const float *input, long rowStride, long tileStride, int depth, int columns, int chunks,
+                     uint16_t *output);
+
+/// A thread's reused buffer for `gloss_bf16_pack`'s output: at least `count` bf16 values,
+/// 64-byte aligned, grown (never shrunk) as needed and freed when the thread ends. NULL when
+/// memory runs out.
+uint16_t *gloss_bf16_buffer(long count);
+
+/// Up to 32 x 32 sums on AMX tiles: `rowTiles` (1 or 2) tiles of sixteen weight rows, the
+/// first at `a` and the second `aTileStride` bf16 values on, each `[chunk][16 rows][32]`; by
+/// `columnTiles` (1 or 2) tiles of sixteen columns of `gloss_bf16_pack`'s layout, the first at
+/// `b`, the second `bTileStride` bf16 values on; over `chunks` chunks of 32 of the depth.
+/// Writes `sums` `[32][32]` floats (the rows and columns it computes). Configures the thread's
+/// tiles the first time a thread calls it. Needs AMX-TILE and AMX-BF16, and the permission.
+void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const uint16_t *b, long bTileStride,
+                       int columnTiles, int chunks, float *sums);
+
+#endif

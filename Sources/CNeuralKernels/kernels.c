@@ -1,0 +1,135 @@
+// Intel AMX (bf16 tiles) and AVX512-BF16 kernels for GlossNeuralNetwork's packed product.
+// Compiled for any x86-64: each function carries its own target, and none runs before
+// KernelChoice has seen the flags and gloss_amx_request_tiles has said yes.
+#include "CNeuralKernels.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define GLOSS_ARCH_REQ_XCOMP_PERM 0x1023
+#define GLOSS_XFEATURE_XTILEDATA 18
+
+int gloss_amx_request_tiles(void) {
+    return syscall(SYS_arch_prctl, GLOSS_ARCH_REQ_XCOMP_PERM, GLOSS_XFEATURE_XTILEDATA) == 0 ? 1 : 0;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512bf16")))
+void gloss_bf16_pack(const float *input, long rowStride, long tileStride, int depth, int columns, int chunks,
+                     uint16_t *output) {
+    int tiles = (columns + 15) / 16, pairs = chunks * 16;
+    for (int tile = 0; tile < tiles; tile++) {
+        int width = columns - tile * 16 < 16 ? columns - tile * 16 : 16;
+        __mmask16 mask = (__mmask16)((1u << width) - 1u);
+        const float *source = input + (long)tile * tileStride;
+        uint16_t *target = output + (long)tile * pairs * 32;
+        for (int pair = 0; pair < pairs; pair++) {
+            int k = 2 * pair;
+            __m512 even = k < depth ? _mm512_maskz_loadu_ps(mask, source + (long)k * rowStride) : _mm512_setzero_ps();
+            __m512 odd = k + 1 < depth ? _mm512_maskz_loadu_ps(mask, source + (long)(k + 1) * rowStride) : _mm512_setzero_ps();
+            __m256i low = (__m256i)_mm512_cvtneps_pbh(even), high = (__m256i)_mm512_cvtneps_pbh(odd);
+            __m512i both = _mm512_or_si512(_mm512_cvtepu16_epi32(low), _mm512_slli_epi32(_mm512_cvtepu16_epi32(high), 16));
+            _mm512_storeu_si512((void *)(target + pair * 32), both);
+        }
+    }
+}
+
+/// The tile configuration: palette 1, all eight tiles sixteen rows of 64 bytes.
+struct gloss_tile_config {
+    uint8_t palette;
+    uint8_t start_row;
+    uint8_t reserved[14];
+    uint16_t columns[16];
+    uint8_t rows[16];
+};
+
+static __thread int gloss_tiles_configured;
+
+__attribute__((target("amx-tile")))
+static void gloss_configure_tiles(void) {
+    struct gloss_tile_config config;
+    memset(&config, 0, sizeof config);
+    config.palette = 1;
+    for (int t = 0; t < 8; t++) {
+        config.columns[t] = 64;
+        config.rows[t] = 16;
+    }
+    _tile_loadconfig(&config);
+    gloss_tiles_configured = 1;
+}
+
+__attribute__((target("amx-tile,amx-bf16")))
+void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const uint16_t *b, long bTileStride,
+                       int columnTiles, int chunks, float *sums) {
+    if (!gloss_tiles_configured) gloss_configure_tiles();
+    // Tiles 0-3 the sums (row tile r, column tile c at 2r + c), 4-5 the weights, 6-7 the columns.
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    // The branches cost nothing beside a tile product's 16 cycles; the tile numbers must be constants.
+    const uint16_t *a1 = a + aTileStride, *b1 = b + bTileStride;
+    int twoRows = rowTiles == 2, twoColumns = columnTiles == 2;
+    for (int chunk = 0; chunk < chunks; chunk++) {
+        long at = (long)chunk * 512;
+        _tile_loadd(4, a + at, 64);
+        _tile_loadd(6, b + at, 64);
+        _tile_dpbf16ps(0, 4, 6);
+        if (twoColumns) {
+            _tile_loadd(7, b1 + at, 64);
+            _tile_dpbf16ps(1, 4, 7);
+        }
+        if (twoRows) {
+            _tile_loadd(5, a1 + at, 64);
+            _tile_dpbf16ps(2, 5, 6);
+            if (twoColumns) _tile_dpbf16ps(3, 5, 7);
+        }
+    }
+    _tile_stored(0, sums, 128);
+    if (twoColumns) _tile_stored(1, sums + 16, 128);
+    if (twoRows) _tile_stored(2, sums + 512, 128);
+    if (twoRows && twoColumns) _tile_stored(3, sums + 528, 128);
+}
+
+#else
+
+int gloss_amx_request_tiles(void) { return 0; }
+void gloss_bf16_pack(const float *input, long rowStride, long tileStride, int depth, int columns, int chunks,
+                     uint16_t *output) { abort(); }
+void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const uint16_t *b, long bTileStride,
+                       int columnTiles, int chunks, float *sums) { abort(); }
+
+#endif
+
+/// The thread's buffer: its size in bf16 values first, then the values (64-byte aligned).
+static pthread_key_t gloss_buffer_key;
+static pthread_once_t gloss_buffer_once = PTHREAD_ONCE_INIT;
+static void gloss_make_buffer_key(void) { pthread_key_create(&gloss_buffer_key, free); }
+
+struct gloss_buffer {
+    long count;
+    char padding[56];
+};
+
+uint16_t *gloss_bf16_buffer(long count) {
+    pthread_once(&gloss_buffer_once, gloss_make_buffer_key);
+    struct gloss_buffer *held = pthread_getspecific(gloss_buffer_key);
+    if (held == NULL || held->count < count) {
+        long grown = count + count / 4 + 1024;
+        struct gloss_buffer *made = aligned_alloc(64, sizeof(struct gloss_buffer) + ((size_t)grown * 2 + 63) / 64 * 64);
+        if (made == NULL) return NULL;
+        made->count = grown;
+        if (pthread_setspecific(gloss_buffer_key, made) != 0) {
+            free(made);
+            return NULL;
+        }
+        free(held);
+        held = made;
+    }
+    return (uint16_t *)(held + 1);
+}
