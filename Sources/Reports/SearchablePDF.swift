@@ -37,7 +37,8 @@ public struct SearchablePDFPage: Sendable {
 /// its box's width, so text tools report each word's own left and right edges and its line's
 /// top and bottom (`pdftotext -bbox` gives them back to a pixel), and select a line as one. A Type 3 font is also part of the file, so nothing is
 /// substituted for it, and it is simple: codes are bytes, up to 256 characters a font, with
-/// more fonts on a page that uses more characters.
+/// more fonts for a document that uses more characters. The pages share the fonts, which are
+/// written last, each with every character the pages gave it.
 ///
 /// Pages are written as they are added and the file ends with `finish()`; the bytes go to
 /// `sink` as they are made, so a document of hundreds of pages never sits in memory. The file
@@ -50,6 +51,11 @@ public struct SearchablePDF {
     private let emptyGlyph: Int
     private let fontDescriptor: Int
     private var pages: [Int] = []
+    /// The text fonts' codes, for the whole document: each font is written once, at the end,
+    /// with every character any page gave it, so pages share their fonts.
+    private var characters = CharacterCodes()
+    /// Each text font's object, reserved when a page first uses it.
+    private var fontObjects: [Int] = []
     private let context: ReportContext
     private let title: String
     /// The PDF/A parts' objects, for a PDF/A document: the XMP stream and the ICC profile.
@@ -104,12 +110,8 @@ public struct SearchablePDF {
         }
         let words = hasPicture ? report.words.filter { !$0.text.isEmpty } : []
         if !words.isEmpty {
-            let text = TextLayer(words: words, pageHeight: size.height, pointsPerPixel: size.pointsPerPixel)
-            var fonts: [String] = []
-            for (index, characters) in text.fonts.enumerated() {
-                fonts.append("/F\(index) \(try writeFont(characters)) 0 R")
-            }
-            resources.append("/Font << " + fonts.joined(separator: " ") + " >>")
+            let text = TextLayer(words: words, pageHeight: size.height, pointsPerPixel: size.pointsPerPixel, codes: &characters)
+            resources.append("/Font << " + fontResources(text.fonts) + " >>")
             content += text.operators
         }
         let contents = file.reserve()
@@ -131,8 +133,8 @@ public struct SearchablePDF {
         var fonts: [String] = []
         var content = ""
         if !words.isEmpty {
-            let text = TextLayer(words: words, pageHeight: frame.pictureTop, pointsPerPixel: frame.pointsPerPixel)
-            for (index, characters) in text.fonts.enumerated() { fonts.append("/F\(index) \(try writeFont(characters)) 0 R") }
+            let text = TextLayer(words: words, pageHeight: frame.pictureTop, pointsPerPixel: frame.pointsPerPixel, codes: &characters)
+            fonts = [fontResources(text.fonts)]
             content = "1 0 0 1 " + Self.number(frame.pictureLeft) + " 0 cm\n" + text.operators
         }
         let contents = file.reserve()
@@ -148,6 +150,7 @@ public struct SearchablePDF {
     /// Writes the page tree, the catalog, the information dictionary (and for PDF/A the XMP
     /// that says the same) and the cross-reference table.
     public mutating func finish() throws {
+        for (font, object) in fontObjects.enumerated() { try writeFont(characters.fonts[font], as: object) }
         try file.write(pageTree, "<< /Type /Pages /Kids [\(pages.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(pages.count) >>")
         let producer = context.softwareName + " " + context.softwareVersion
         if let archive {
@@ -173,12 +176,20 @@ public struct SearchablePDF {
     static let ascent = 800
     static let descent = 200
 
-    /// One Type 3 font for up to 256 characters, codes in the order given; returns its number.
-    private mutating func writeFont(_ characters: [Unicode.Scalar]) throws -> Int {
+    /// A page's `/Font` entries for the document's fonts `used` (by index), each font's object
+    /// reserved as a page first needs it.
+    private mutating func fontResources(_ used: [Int]) -> String {
+        used.map { font in
+            while fontObjects.count <= font { fontObjects.append(file.reserve()) }
+            return "/F\(font) \(fontObjects[font]) 0 R"
+        }.joined(separator: " ")
+    }
+
+    /// One Type 3 font for up to 256 characters, codes in the order given, as object `number`.
+    private mutating func writeFont(_ characters: [Unicode.Scalar], as number: Int) throws {
         let toUnicode = file.reserve()
         try file.write(toUnicode, stream: "/Filter /FlateDecode", data: Deflater.compress(Array(Self.toUnicode(characters).utf8)))
         let names = characters.indices.map { "/g\($0)" }
-        let number = file.reserve()
         try file.write(number, """
             << /Type /Font /Subtype /Type3 /FontBBox [0 \(-Self.descent) \(Self.glyphWidth) \(Self.ascent)] \
             /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << \(names.map { "\($0) \(emptyGlyph) 0 R" }.joined(separator: " ")) >> \
@@ -186,7 +197,6 @@ public struct SearchablePDF {
             /LastChar \(characters.count - 1) /Widths [\(Array(repeating: String(Self.glyphWidth), count: characters.count).joined(separator: " "))] \
             /FontDescriptor \(fontDescriptor) 0 R /ToUnicode \(toUnicode) 0 R /Resources << >> >>
             """)
-        return number
     }
 
     /// The CMap that maps each code back to its character (9.10.3), for copying and searching.
@@ -246,19 +256,35 @@ public struct SearchablePDF {
     }
 }
 
-/// The invisible words of one page: the characters they use, spread over fonts of 256 codes,
-/// and the operators that place each word on its box.
-struct TextLayer {
+/// The codes of a document's characters, spread over fonts of 256 codes in the order the
+/// characters first appear.
+struct CharacterCodes {
     /// The characters of each font, by code.
     private(set) var fonts: [[Unicode.Scalar]] = []
-    private(set) var operators = ""
     private var codes: [Unicode.Scalar: (font: Int, code: Int)] = [:]
+
+    mutating func code(for character: Unicode.Scalar) -> (font: Int, code: Int) {
+        if let known = codes[character] { return known }
+        if fonts.last.map({ $0.count == 256 }) ?? true { fonts.append([]) }
+        let assigned = (fonts.count - 1, fonts[fonts.count - 1].count)
+        fonts[fonts.count - 1].append(character)
+        codes[character] = assigned
+        return assigned
+    }
+}
+
+/// The invisible words of one page: the operators that place each word on its box, in the
+/// document's fonts (`codes`, which gains the characters it did not have).
+struct TextLayer {
+    /// The fonts the page uses, by index, in order.
+    private(set) var fonts: [Int] = []
+    private(set) var operators = ""
 
     /// The words of a line share one font size and one baseline, from the top of the line's
     /// highest word to the bottom of its lowest: a reader that groups text by size and baseline
     /// (poppler, and so most viewers' selection) then keeps the line whole, where a size per
     /// word split it into blocks. Each word keeps its own left and right edges.
-    init(words: [PageReport.Word], pageHeight: Double, pointsPerPixel scale: Double) {
+    init(words: [PageReport.Word], pageHeight: Double, pointsPerPixel scale: Double, codes: inout CharacterCodes) {
         operators = "BT\n3 Tr\n"
         let spans = Self.lineSpans(of: words)
         var current: (font: Int, size: Double)?
@@ -285,7 +311,8 @@ struct TextLayer {
             previous = origin
             var run = ""
             for character in characters + (endsLine ? [] : [" "]) {
-                let (font, code) = self.code(for: character)
+                let (font, code) = codes.code(for: character)
+                if !fonts.contains(font) { fonts.append(font) }
                 if current?.font != font || current?.size != size {
                     if !run.isEmpty { operators += "<" + run + "> Tj " }
                     run = ""
@@ -307,12 +334,4 @@ struct TextLayer {
         }
     }
 
-    private mutating func code(for character: Unicode.Scalar) -> (font: Int, code: Int) {
-        if let known = codes[character] { return known }
-        if fonts.last.map({ $0.count == 256 }) ?? true { fonts.append([]) }
-        let assigned = (fonts.count - 1, fonts[fonts.count - 1].count)
-        fonts[fonts.count - 1].append(character)
-        codes[character] = assigned
-        return assigned
-    }
 }
