@@ -81,8 +81,11 @@ public struct DetectionPolicy: Sendable, Equatable {
     /// tall only when that gives a smaller input than RapidOCR's rule, else RapidOCR's input is
     /// kept. Measured at 12 (`bench/neural/detector_size.py`, `min:12`): on the half only
     /// measured F1 0.917 and CER 0.238 against RapidOCR's size's 0.916 and 0.239, with 0.70 of
-    /// its input pixels (`Sources/NeuralReading/README.md`). Nil (the default) keeps the rule
-    /// above; either needs the page's x-height, which the reader is not yet given by default.
+    /// its input pixels (`Sources/NeuralReading/README.md`). In `accurate` on all 73 bench pages
+    /// it took 0.81x / 0.85x of the CPU (tune / measure) at the same mean F1, but lost F1 on the
+    /// receipts of both halves at 12 and at 16 (same README), so it is not the default. Nil
+    /// (the default) keeps the rule above; either needs the page's x-height, which the reader
+    /// is not given by default.
     public var shrinkingXHeight: Double?
     /// The page is never scaled by less or more than this, whatever its letters measure: a
     /// guard against a mismeasured x-height, not a measured bound.
