@@ -215,9 +215,14 @@ private struct PageState {
 
         // A multi-page file's combined documents hold this page among its siblings.
         let siblings = manifest.pages.filter { $0.source == report.source }.sorted { $0.pageIndex < $1.pageIndex }
+        // Every page of the input as it now stands; a page whose JSON does not read is a failed
+        // page here, and its number is kept, since a graft would lose its layer.
+        var unreadPages: [Int] = []
         let everyPage = siblings.map { sibling in
-            sibling.id == id ? report : Self.report(of: sibling, in: layout) ?? PageReport(
-                source: sibling.source, pageIndex: sibling.pageIndex, status: .failed, error: Self.unreadJSON)
+            if sibling.id == id { return report }
+            if let read = Self.report(of: sibling, in: layout) { return read }
+            unreadPages.append(sibling.pageIndex)
+            return PageReport(source: sibling.source, pageIndex: sibling.pageIndex, status: .failed, error: "its JSON does not read")
         }
         var reports = [report]
         if case .combined(let combinedID) = pdf {
@@ -233,7 +238,7 @@ private struct PageState {
             do {
                 let image = try source.get()
                 if image.format == .pdf {
-                    let keeps = try regraft(everyPage, of: image, pdf: path, corrected: report.pageIndex)
+                    let keeps = try regraft(everyPage, of: image, pdf: path, corrected: report.pageIndex, unread: unreadPages)
                     rewritten.append(contentsOf: [entry.outputs["document"], path].compactMap { $0 })
                     if keeps {
                         notRewritten.append("\(path): page \(report.pageIndex + 1) keeps its own text under --pdf-mode "
@@ -303,14 +308,12 @@ private struct PageState {
     /// Grafts the text layer of `reports` (every page of the PDF input `image`, one corrected)
     /// onto the input again, as the run that read it did (`DocumentFiles`, the same
     /// `--pdf-mode` and PDF/A), over `documents/<name>.pdf`, and links `pdf` (its pages' PDF,
-    /// relative to the batch folder) to it. Returns whether page `corrected` is one whose own
-    /// text the batch's `--pdf-mode` keeps, so that no layer of Gloss's shows its correction.
-    func regraft(_ reports: [PageReport], of image: ImageFile, pdf: String, corrected: Int) throws -> Bool {
+    /// relative to the batch folder) to it, unless a page is `unread` (its JSON does not read,
+    /// so its layer would be lost). Returns whether page `corrected` is one whose own text the
+    /// batch's `--pdf-mode` keeps, so that no layer of Gloss's shows its correction.
+    func regraft(_ reports: [PageReport], of image: ImageFile, pdf: String, corrected: Int, unread: [Int]) throws -> Bool {
         guard let document = entry.outputs["document"] else { throw RegraftError.noDocument }
-        // A sibling page whose JSON does not read would lose its layer.
-        if let unread = reports.first(where: { $0.status != .ok && $0.error == Self.unreadJSON }) {
-            throw RegraftError.unreadPage(unread.pageIndex)
-        }
+        if let page = unread.first { throw RegraftError.unreadPage(page) }
         let id = ((pdf as NSString).lastPathComponent as NSString).deletingPathExtension
         guard layout.pagesFolder + "/" + id + "." + OutputFormat.pdf.fileExtension == layout.folder + "/" + pdf else {
             throw RegraftError.noDocument
@@ -321,9 +324,6 @@ private struct PageState {
         let hasTextLayer = reports.first { $0.pageIndex == corrected }?.existingText.map { !$0.isEmpty } ?? false
         return manifest.settings.pdfMode.keepsText(hasTextLayer: hasTextLayer, text: file.text(ofPage: corrected))
     }
-
-    /// The error of a sibling page whose JSON does not read.
-    static let unreadJSON = "its JSON does not read"
 
     /// Whether the page's PDF is its own or its multi-page file's.
     static func pdfKind(of entry: ManifestEntry) -> PagePDF {
