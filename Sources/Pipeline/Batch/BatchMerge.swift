@@ -289,14 +289,15 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
 
 extension BatchManifest {
     /// The review flag of each page that has one, by page id.
-    var suspectByID: [String: Bool] { flags(\.suspect) }
+    var suspectByID: [String: Bool] { byID(\.suspect) }
     /// The low-confidence flag of each page that has one, by page id.
-    var lowConfidenceByID: [String: Bool] { flags(\.lowConfidence) }
+    var lowConfidenceByID: [String: Bool] { byID(\.lowConfidence) }
     /// The input file's absolute path of each page that has one, by page id.
-    var inputPathByID: [String: String] { flags(\.inputPath) }
+    var inputPathByID: [String: String] { byID(\.inputPath) }
 
-    private func flags<Value>(_ flag: KeyPath<ManifestEntry, Value?>) -> [String: Value] {
-        Dictionary(pages.compactMap { entry in entry[keyPath: flag].map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
+    /// The entries' `field`, by page id, for the entries that have one.
+    private func byID<Value>(_ field: KeyPath<ManifestEntry, Value?>) -> [String: Value] {
+        Dictionary(pages.compactMap { entry in entry[keyPath: field].map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
     }
 }
 
