@@ -48,7 +48,9 @@ struct CorrectionRouteTests {
             server.respond(to: Self.request("POST", CorrectionRoute.routePath, headers: headers, body: try Self.body(corrections)))
         }
         #expect(try post([:], [fix]).status == 401, "no token")
-        #expect(try post(["x-gloss-token": "0" + token.value.dropFirst(), "if-match": "\"\(version)\""], [fix]).status == 401)
+        // One hex digit changed: the first, made a digit it is not.
+        let wrong = (token.value.first == "0" ? "1" : "0") + token.value.dropFirst()
+        #expect(try post(["x-gloss-token": wrong, "if-match": "\"\(version)\""], [fix]).status == 401, "a wrong token")
         #expect(try post(auth, [fix]).status == 428, "no If-Match: never a blind write")
         #expect(try post(auth.merging(["if-match": "\(version)"]) { $1 }, [fix]).status == 400, "an unquoted tag")
         let stale = try post(auth.merging(["if-match": "\"0123456789abcdef\""]) { $1 }, [fix])
