@@ -108,6 +108,10 @@ struct PDFCommandTests {
                     let edges = [(word.xMin * scale, box.x), (word.yMin * scale, span.top),
                                  (word.xMax * scale, box.maxX), (word.yMax * scale, span.bottom)]
                     #expect(edges.allSatisfy { abs($0.0 - Double($0.1)) <= tolerance }, "\(expected.text): \(edges) in \(pdf)")
+                    // The left edge is placed to a thousandth of a point; the right edge is
+                    // the scaling's, rounded to keep it within a quarter of a pixel.
+                    #expect(abs(word.xMin * scale - Double(box.x)) < 0.01 && abs(word.xMax * scale - Double(box.maxX)) <= 0.26,
+                            "\(expected.text): \(edges) in \(pdf)")
                 }
             }
         }

@@ -66,10 +66,28 @@ struct SearchablePDFTests {
     }
 
     @Test func theToUnicodeMapGivesEveryCharacterBack() {
-        let cmap = SearchablePDF.toUnicode(["G", "ü", "\u{1D11E}"])
-        #expect(cmap.contains("3 beginbfchar\n<00> <0047>\n<01> <00FC>\n<02> <D834DD1E>\nendbfchar"))
-        let many = SearchablePDF.toUnicode((0..<256).map { Unicode.Scalar(0x400 + $0)! })
+        let cmap = SearchablePDF.toUnicode([0x47: "G", 0x80: "ü", 0: "\u{1D11E}"])
+        #expect(cmap.contains("3 beginbfchar\n<00> <D834DD1E>\n<47> <0047>\n<80> <00FC>\nendbfchar"))
+        let many = SearchablePDF.toUnicode(Dictionary(uniqueKeysWithValues: (0..<256).map { ($0, Unicode.Scalar(0x400 + $0)!) }))
         #expect(many.components(separatedBy: "beginbfchar").count - 1 == 3, "at most 100 mappings a block")
+    }
+
+    @Test func asciiKeepsItsOwnCodesAndOtherCharactersTakeTheFreeOnes() {
+        var codes = CharacterCodes()
+        #expect(codes.code(for: "é") == (0, 0) && codes.code(for: "A") == (0, 0x41) && codes.code(for: "ß") == (0, 1))
+        #expect(codes.code(for: "A") == (0, 0x41) && codes.code(for: " ") == (0, 0x20), "a character keeps its code")
+        // The first font has 161 codes besides printable ASCII; the 162nd character beyond
+        // ASCII opens a second font, whose codes start at 0.
+        for value in 0..<159 { _ = codes.code(for: Unicode.Scalar(0x400 + value)!) }
+        #expect(codes.code(for: "\u{4E00}") == (1, 0) && codes.fonts.count == 2)
+        #expect(codes.fonts[0].count == 161 + 2 && codes.fonts[0][0x41] == "A" && codes.fonts[1] == [0: "\u{4E00}"])
+    }
+
+    @Test func aRunOfCodesIsWrittenAsTheShorterString() {
+        #expect(TextLayer.string(Array("Grace ".utf8).map(Int.init)) == "(Grace )")
+        #expect(TextLayer.string(Array("f(x)\\y".utf8).map(Int.init)) == #"(f\(x\)\\y)"#)
+        #expect(TextLayer.string([0x53, 0x74, 0x72, 0x61, 0x80, 0x65, 0x20]) == #"(Stra\200e )"#, "Straße, ß given 128")
+        #expect(TextLayer.string([0x01, 0x80, 0xFF]) == "<0180FF>", "hex where octal would be longer")
     }
 
     @Test func bitonalPagesAreOneBitAndGreyOnesPredicted() throws {
