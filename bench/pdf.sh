@@ -15,8 +15,8 @@
 # the last two of linn.png, whose typed truth is bench/ocr-quality/truth/ocrmypdf-linn.gt.txt);
 # and image inputs: the 10 pages as PNG and as JPEG files (OCRmyPDF given `--image-dpi 200`).
 # Prints, per set and tool: pages a second (best of ROUNDS runs, default 2), output bytes against
-# input bytes, and the bag-of-words F1 of `pdftotext` against the truth where there is one
-# (bench/ocr-quality/score.py's tokens and F1).
+# input bytes and the words pdftotext finds in the last run's outputs, and the bag-of-words F1
+# of `pdftotext` against the truth where there is one (bench/ocr-quality/score.py's tokens and F1).
 #   [ROUNDS=2] [GLOSS=path/to/gloss] bench/pdf.sh   (GLOSS: default this checkout's release build, built here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +49,13 @@ seconds() { local start; start=$(date +%s.%N); "$@" >/dev/null 2>"$work/err" || 
 best() { printf '%s\n' "$@" | sort -n | head -1; }
 bytes() { cat "$@" | wc -c; }
 pagesof() { local n=0 f; for f in "$@"; do n=$((n + $(pdfinfo "$f" | awk '/^Pages:/ { print $2 }'))); done; echo "$n"; }
-row() {  # name seconds pages input-bytes output-bytes
-    printf '  %-11s %7s s %6s pages/s %10s bytes out of %10s in (%s)\n' "$1" "$2" \
+# The words pdftotext finds in PDFs: an output without its text (OCRmyPDF writes the page
+# without OCR when Tesseract passes its --tesseract-timeout, 180 s) is smaller, not better.
+words() { local f n=0; for f in "$@"; do n=$((n + $(pdftotext "$f" - 2>/dev/null | wc -w))); done; echo "$n"; }
+row() {  # name seconds pages input-bytes output-bytes words
+    printf '  %-11s %7s s %6s pages/s %10s bytes out of %10s in (%s), %6s words\n' "$1" "$2" \
         "$(awk -v n="$3" -v s="$2" 'BEGIN { printf "%.2f", n / s }')" "$5" "$4" \
-        "$(awk -v o="$5" -v i="$4" 'BEGIN { printf "%+.1f%%", 100 * (o - i) / i }')"
+        "$(awk -v o="$5" -v i="$4" 'BEGIN { printf "%+.1f%%", 100 * (o - i) / i }')" "$6"
 }
 # run TOOL SET OUT: one tool's searchable PDFs of every input of the set, in OUT/*.pdf.
 run() {
@@ -84,7 +87,8 @@ for set in scans ocrmypdf png jpeg; do
     for tool in gloss gloss-plain gloss-fast ocrmypdf ocrmypdf-a; do
         times=()
         for round in $(seq 1 "$rounds"); do times+=("$(seconds run "$tool" "$set" "$work/$tool-$set")"); done
-        row "$tool" "$(best "${times[@]}")" "$pages" "$(bytes "${inputs[@]}")" "$(bytes "$work/$tool-$set"/*.pdf)"
+        row "$tool" "$(best "${times[@]}")" "$pages" "$(bytes "${inputs[@]}")" "$(bytes "$work/$tool-$set"/*.pdf)" \
+            "$(words "$work/$tool-$set"/*.pdf)"
     done
     for input in "${inputs[@]}"; do
         name=$(basename "$input" .pdf)
