@@ -190,16 +190,13 @@ public struct SearchablePDF {
         let toUnicode = file.reserve()
         try file.write(toUnicode, stream: "/Filter /FlateDecode", data: Deflater.compress(Array(Self.toUnicode(characters).utf8)))
         let codes = characters.keys.sorted()
-        // Every code from the first to the last has a glyph, each its own name and those no
-        // character has one name between them, all drawing the one empty glyph: each width
-        // then has its glyph.
+        // Every code from the first to the last is the one glyph, which draws nothing: each
+        // width has its glyph, and the characters are told apart by the ToUnicode map alone.
         let range = (codes.first ?? 0)...(codes.last ?? 0)
-        let names = range.map { characters[$0] == nil ? "/none" : "/g\($0)" }
-        let glyphs = Set(names).sorted()
         try file.write(number, """
             << /Type /Font /Subtype /Type3 /FontBBox [0 \(-Self.descent) \(Self.glyphWidth) \(Self.ascent)] \
-            /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << \(glyphs.map { "\($0) \(emptyGlyph) 0 R" }.joined(separator: " ")) >> \
-            /Encoding << /Type /Encoding /Differences [\(range.lowerBound) \(names.joined(separator: " "))] >> \
+            /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /g \(emptyGlyph) 0 R >> \
+            /Encoding << /Type /Encoding /Differences [\(range.lowerBound)\(String(repeating: " /g", count: range.count))] >> \
             /FirstChar \(range.lowerBound) /LastChar \(range.upperBound) \
             /Widths [\(Array(repeating: String(Self.glyphWidth), count: range.count).joined(separator: " "))] \
             /FontDescriptor \(fontDescriptor) 0 R /ToUnicode \(toUnicode) 0 R /Resources << >> >>
