@@ -68,6 +68,33 @@ struct DoubtfulOrientationTests {
                          at: Self.words(findings.text, on: page.size))
     }
 
+    @Test("a way up left to the reading: an upright page's sure reading settles it, a page on its side is asked and stood up")
+    func theFirstReadingSettlesOrAsks() throws {
+        let upright = try Self.sans()
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        // Leptonica's signal was unclear either way: no side, no head.
+        let question = OrientationQuestion(direction: TextDirectionSignal(upConfidence: 1, sidewaysConfidence: 0.5),
+                                           lettersFound: true, enlargement: nil)
+        var image = AnalyzerImage(raster: upright, resolution: nil)
+        image.orientationQuestion = question
+        let straight = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+        #expect(straight.preparation?.timings["osd"] == nil, "the detector is not asked")
+        #expect(straight.preparation?.rotation == 0)
+        #expect(straight.text.words.count >= 40)
+
+        let turn = PageTransform(quarterTurns: 1, inputSize: upright.size)
+        var onItsSide = AnalyzerImage(raster: upright.transformed(by: turn), resolution: nil)
+        onItsSide.orientationQuestion = question
+        let findings = try analyzer.analyze(onItsSide, with: engine, cancellation: CancellationFlag())
+        let record = try #require(findings.preparation)
+        #expect(record.timings["osd"] != nil, "the detector is asked")
+        #expect(record.rotation == 270)
+        #expect(findings.text.words.map(\.text) == straight.text.words.map(\.text))
+        Self.expectWords(of: Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: turn,
+                         at: Self.words(findings.text, on: turn.preparedSize))
+    }
+
     /// `expected`'s words as they lie on the page made from the upright one by `steps`, in turn.
     static func words(_ expected: [PixelWord], on size: PixelSize, carriedBy steps: [PageTransform]) -> [PixelWord] {
         expected.map { word in
