@@ -221,7 +221,12 @@ struct DoubtfulOrientationTests {
         let scratch = try ScratchFolder()
         let upright = try ImageFile(contentsOf: Fixtures.path("scans/page.png")).decodePage().raster
         let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)
-        let straight = try await PreparationTests.read(upright, with: PreparationTests.preparing, in: scratch, name: "upright")
+        // The upright page read as a doubted one is: its letters are enlarged, and the turns of a
+        // page in doubt are read at their own size too (`SecondReadings.comparesAtOwnSize`).
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        var given = AnalyzerImage(raster: upright, resolution: nil)
+        given.doubtfulOrientation = DoubtfulOrientation(applied: 0, other: turns * 90)
+        let straight = try analyzer.analyze(given, with: try analyzer.makeEngine(), cancellation: CancellationFlag()).text
         let report = try await PreparationTests.read(upright.transformed(by: turn), with: PreparationTests.preparing,
                                                      in: scratch, name: "turned")
         let record = try #require(report.preparation)
@@ -231,7 +236,7 @@ struct DoubtfulOrientationTests {
         #expect(record.rotationSetAside == 0)
         #expect(straight.words.count >= 30)
         let found = report.words.map { PixelWord(text: $0.text, box: $0.box) }
-        let expected = straight.words.map { PixelWord(text: $0.text, box: $0.box) }
+        let expected = straight.words.map { PixelWord(text: $0.text, box: PixelRect($0.box, in: upright.size)) }
         #expect(Double(Set(found.map(\.text)).intersection(expected.map(\.text)).count)
                 >= 0.9 * Double(Set(expected.map(\.text)).count))
         // The words each reading has once land where the turned page has them.

@@ -56,23 +56,25 @@ struct TextAnalyzer: Analyzer {
         if SecondReadings.settlesWayUp(first.text, size: raster.size, policy: policy) { return first }
         if cancellation.isRaised { throw CancellationError() }
         let started = ContinuousClock.now
-        let estimate = engine.orientationDetector().flatMap { detector in
-            let enlarged = question.enlargement.map { scale in
-                let size = scale.scaled(raster.size)
-                return (copy: raster.grayscale().enlarged(width: size.width, height: size.height), scale: scale)
-            }
-            return PagePreparer.estimate(by: detector, of: raster, resolution: image.resolution,
-                                         reducedBy: PagePreparer.reduction(for: raster.size), enlarged: enlarged)
+        let reduction = PagePreparer.reduction(for: raster.size)
+        // Small letters are read for their direction enlarged, as the preparer reads them.
+        var enlarged = question.enlargement.map { scale in
+            let size = scale.scaled(raster.size)
+            return (copy: raster.grayscale().enlarged(width: size.width, height: size.height), scale: scale)
         }
+        let estimate = engine.orientationDetector().flatMap { detector in
+            PagePreparer.estimate(by: detector, of: raster, resolution: image.resolution, reducedBy: reduction, enlarged: enlarged)
+        }
+        // The preparer levelled the page as it came; a page turned here is levelled for its turn,
+        // measured as the preparer measures it: on the letters at their own size, then enlarged.
+        let inks = [InkPage(grey: PagePreparer.grey(raster, reducedBy: reduction)), enlarged.flatMap { InkPage(grey: $0.copy) }]
+            .compactMap { $0 }
+        enlarged = nil
         let asked = ContinuousClock.now - started
         let rotation = estimate.map { PagePreparer.accepts($0, beside: question.direction) ? $0.rotation : 0 } ?? 0
         let doubt = PagePreparer.doubt(estimate, applied: rotation, beside: question.direction, lettersFound: question.lettersFound)
             ?? (question.lettersFound ? .overturned(from: rotation) : nil)
-        // The preparer levelled the page as it came; a page turned here is levelled for its turn.
-        let levelling = { (quarterTurns: Int) -> Double in
-            let reduced = PagePreparer.grey(raster, reducedBy: PagePreparer.reduction(for: raster.size))
-            return InkPage(grey: reduced).map { PagePreparer.levellingSkew(of: [$0], turnedBy: quarterTurns) } ?? 0
-        }
+        let levelling = { (quarterTurns: Int) -> Double in PagePreparer.levellingSkew(of: inks, turnedBy: quarterTurns) }
         var findings: PageFindings
         if let doubt {
             findings = try readTurns(raster, standing: 0, doubt: doubt, resolution: image.resolution, asGiven: first,
@@ -107,8 +109,10 @@ struct TextAnalyzer: Analyzer {
         var made: [(turn: NextTurn, findings: PageFindings)] = []
         var readings: [TurnedReading] { made.map { TurnedReading(rotation: $0.turn.rotation, text: $0.findings.text) } }
         var started = ContinuousClock.now
-        // A page read once already is compared at the scale it was read.
-        let comparesUnscaled = asGiven == nil && SecondReadings.comparesAtOwnSize(doubt, policy: policy)
+        // The turns of a page in doubt are each read at their own size too, when scaled: the
+        // reading made already, at one size, is then made again so.
+        let comparesUnscaled = SecondReadings.comparesAtOwnSize(doubt, policy: policy)
+        let asGiven = comparesUnscaled ? nil : asGiven
         while let next = SecondReadings.nextTurn(after: readings, doubt: doubt, policy: policy) {
             // "turn" is what the readings after the first cost.
             if made.count == 1 { started = ContinuousClock.now }

@@ -99,7 +99,9 @@ final class PagePreparer {
         }
         orientation.letterInk = enlarged.flatMap { InkPage(grey: $0) }
         let direction = (orientation.letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
-        if !Self.clearlyUpright(direction) && defersDetector {
+        // A page Leptonica leans to turning is asked at once: read first as it came, a page on
+        // its side or head costs a reading the wrong way before the detector turns it.
+        if !Self.clearlyUpright(direction) && defersDetector && direction.suggestedRotation == 0 {
             orientation.question = OrientationQuestion(direction: direction, lettersFound: letters != nil, enlargement: enlargement)
             return orientation
         }
