@@ -43,6 +43,24 @@ public final class TextRecognizer {
         TessBaseAPIDelete(engine)
     }
 
+    private var detector: OrientationDetector?
+    private var detectorUnavailable = false
+
+    /// Tesseract's orientation detector beside this recogniser, for a page whose way up its first
+    /// reading leaves in doubt: loaded from the recogniser's model folder the first time it is
+    /// asked for (about half a second) and kept for the pages after; nil when it does not load,
+    /// and not tried again.
+    public func orientationDetector() -> OrientationDetector? {
+        if let detector { return detector }
+        guard !detectorUnavailable else { return nil }
+        do {
+            detector = try OrientationDetector(dataPath: options.dataPath)
+        } catch {
+            detectorUnavailable = true
+        }
+        return detector
+    }
+
     /// Below this many pixels across or down, an image holds no text to find.
     static let smallestLegibleSide = 6
 

@@ -68,6 +68,33 @@ struct DoubtfulOrientationTests {
                          at: Self.words(findings.text, on: page.size))
     }
 
+    @Test("a way up left to the reading: an upright page's sure reading settles it, a page on its side is asked and stood up")
+    func theFirstReadingSettlesOrAsks() throws {
+        let upright = try Self.sans()
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        let engine = try analyzer.makeEngine()
+        // Leptonica's signal was unclear either way: no side, no head.
+        let question = OrientationQuestion(direction: TextDirectionSignal(upConfidence: 1, sidewaysConfidence: 0.5),
+                                           lettersFound: true, enlargement: nil)
+        var image = AnalyzerImage(raster: upright, resolution: nil)
+        image.orientationQuestion = question
+        let straight = try analyzer.analyze(image, with: engine, cancellation: CancellationFlag())
+        #expect(straight.preparation?.timings["osd"] == nil, "the detector is not asked")
+        #expect(straight.preparation?.rotation == 0)
+        #expect(straight.text.words.count >= 40)
+
+        let turn = PageTransform(quarterTurns: 1, inputSize: upright.size)
+        var onItsSide = AnalyzerImage(raster: upright.transformed(by: turn), resolution: nil)
+        onItsSide.orientationQuestion = question
+        let findings = try analyzer.analyze(onItsSide, with: engine, cancellation: CancellationFlag())
+        let record = try #require(findings.preparation)
+        #expect(record.timings["osd"] != nil, "the detector is asked")
+        #expect(record.rotation == 270)
+        #expect(findings.text.words.map(\.text) == straight.text.words.map(\.text))
+        Self.expectWords(of: Self.words(straight.text, on: upright.size), on: upright.size, carriedBy: turn,
+                         at: Self.words(findings.text, on: turn.preparedSize))
+    }
+
     /// `expected`'s words as they lie on the page made from the upright one by `steps`, in turn.
     static func words(_ expected: [PixelWord], on size: PixelSize, carriedBy steps: [PageTransform]) -> [PixelWord] {
         expected.map { word in
@@ -194,7 +221,12 @@ struct DoubtfulOrientationTests {
         let scratch = try ScratchFolder()
         let upright = try ImageFile(contentsOf: Fixtures.path("scans/page.png")).decodePage().raster
         let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)
-        let straight = try await PreparationTests.read(upright, with: PreparationTests.preparing, in: scratch, name: "upright")
+        // The upright page read as a doubted one is: its letters are enlarged, and the turns of a
+        // page in doubt are read at their own size too (`SecondReadings.comparesAtOwnSize`).
+        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
+        var given = AnalyzerImage(raster: upright, resolution: nil)
+        given.doubtfulOrientation = DoubtfulOrientation(applied: 0, other: turns * 90)
+        let straight = try analyzer.analyze(given, with: try analyzer.makeEngine(), cancellation: CancellationFlag()).text
         let report = try await PreparationTests.read(upright.transformed(by: turn), with: PreparationTests.preparing,
                                                      in: scratch, name: "turned")
         let record = try #require(report.preparation)
@@ -204,7 +236,7 @@ struct DoubtfulOrientationTests {
         #expect(record.rotationSetAside == 0)
         #expect(straight.words.count >= 30)
         let found = report.words.map { PixelWord(text: $0.text, box: $0.box) }
-        let expected = straight.words.map { PixelWord(text: $0.text, box: $0.box) }
+        let expected = straight.words.map { PixelWord(text: $0.text, box: PixelRect($0.box, in: upright.size)) }
         #expect(Double(Set(found.map(\.text)).intersection(expected.map(\.text)).count)
                 >= 0.9 * Double(Set(expected.map(\.text)).count))
         // The words each reading has once land where the turned page has them.

@@ -94,6 +94,54 @@ import Testing
         #expect(map.kept.rotation == 90)
     }
 
+    /// A reading of `count` words of `confidence`, each `width` x `height` of a square page.
+    static func words(_ count: Int, at confidence: Double, width: Double, height: Double, text: String = "word") -> RecognizedText {
+        let lines = (0..<count).map { row in
+            Page.line([RecognizedWord(text: text, box: NormalizedRect(x: 0.1, y: 0.9 - 0.02 * Double(row), width: width, height: height),
+                                      confidence: confidence)])
+        }
+        let box = NormalizedRect.enclosing(lines.map(\.box))
+        return RecognizedText(blocks: [TextBlock(box: box, paragraphs: [TextParagraph(box: box, lines: lines)])])
+    }
+
+    @Test func aSureReadingOfLevelWordsSettlesTheWayUpWithoutTheDetector() {
+        let size = PixelSize(width: 1000, height: 1000)
+        let level = Self.words(20, at: 92, width: 0.05, height: 0.01)
+        #expect(SecondReadings.settlesWayUp(level, size: size, policy: policy))
+        // Unsure: a page on its head reads as garbage Tesseract is unsure of.
+        #expect(!SecondReadings.settlesWayUp(Self.words(20, at: policy.confidentReading - 1, width: 0.05, height: 0.01),
+                                             size: size, policy: policy))
+        // Sure, but its words stand: a page on its side whose standing lines Tesseract turned.
+        #expect(!SecondReadings.settlesWayUp(Self.words(20, at: 95, width: 0.01, height: 0.05), size: size, policy: policy))
+        // Too few words to tell, and short words (digits, specks) do not count.
+        #expect(!SecondReadings.settlesWayUp(Self.words(policy.wordsToTell - 1, at: 95, width: 0.05, height: 0.01),
+                                             size: size, policy: policy))
+        #expect(!SecondReadings.settlesWayUp(Self.words(20, at: 95, width: 0.05, height: 0.01, text: "12"), size: size, policy: policy))
+        // The boxes are measured in the page's pixels: wide on a tall page, a normalised square is level.
+        #expect(SecondReadings.settlesWayUp(Self.words(20, at: 92, width: 0.02, height: 0.02), size: PixelSize(width: 3000, height: 1000),
+                                            policy: policy))
+        #expect(!SecondReadings.settlesWayUp(Self.words(20, at: 92, width: 0.02, height: 0.02), size: PixelSize(width: 1000, height: 3000),
+                                             policy: policy))
+    }
+
+    @Test func aFewStandingWordsLeaveAPageLevel() {
+        let size = PixelSize(width: 1000, height: 1000)
+        let level = Self.words(18, at: 92, width: 0.05, height: 0.01), standing = Self.words(2, at: 92, width: 0.01, height: 0.05)
+        let mixed = RecognizedText(blocks: level.blocks + standing.blocks)
+        #expect(SecondReadings.settlesWayUp(mixed, size: size, policy: policy))
+        let more = RecognizedText(blocks: level.blocks + Self.words(3, at: 92, width: 0.01, height: 0.05).blocks)
+        #expect(!SecondReadings.settlesWayUp(more, size: size, policy: policy))
+    }
+
+    @Test func onlyADoubtedWayUpIsComparedAtItsOwnSize() {
+        #expect(SecondReadings.comparesAtOwnSize(DoubtfulOrientation(applied: 0, other: 90), policy: policy))
+        #expect(SecondReadings.comparesAtOwnSize(DoubtfulOrientation(applied: 90, other: 0), policy: policy))
+        #expect(!SecondReadings.comparesAtOwnSize(.overturned(from: 0), policy: policy))
+        var comparing = policy
+        comparing.comparesSurePages = true
+        #expect(SecondReadings.comparesAtOwnSize(.overturned(from: 0), policy: comparing))
+    }
+
     @Test func aScaledPageIsReadAsItCameWhenEnlargedOrUnsureAtTheResolutionTold() {
         let sure = Self.reading(40, at: 90), unsure = Self.reading(40, at: 80)
         #expect(SecondReadings.readsAsItCameToo(enlarged: true, resolutionDoubted: false, first: sure, policy: policy))

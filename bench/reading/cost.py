@@ -151,9 +151,9 @@ def main():
     if args.reference == "cli":
         for p in pages:
             before = child_cpu()
-            subprocess.run(["tesseract", os.path.join(args.data, p["image"]), "-"], capture_output=True,
-                           env=dict(os.environ, OMP_THREAD_LIMIT="1"))
-            rapid[p["name"]] = {"cpu": child_cpu() - before}
+            proc = subprocess.run(["tesseract", os.path.join(args.data, p["image"]), "-"], capture_output=True,
+                                  env=dict(os.environ, OMP_THREAD_LIMIT="1"))
+            rapid[p["name"]] = {"cpu": child_cpu() - before, "text": proc.stdout.decode("utf-8", "replace")}
     fixed = fixed_cost(binary, argv)
     baseline = os.path.abspath(args.baseline) if args.baseline else None
     baseline_fixed = fixed_cost(baseline, argv) if baseline else 0.0
@@ -168,6 +168,8 @@ def main():
         row = {"name": p["name"], "group": p["group"], "half": p["half"], "gloss_raw": cpu, "gloss": max(0.0, cpu - fixed),
                "rapid": rapid.get(p["name"], {}).get("cpu"), "error": error,
                "f1": score.bag_f1(score.tokens(truth), score.tokens(text))[2], "cer": score.cer(truth, text),
+               "reference": ({"f1": score.bag_f1(score.tokens(truth), score.tokens(rapid[p["name"]]["text"]))[2],
+                              "cer": score.cer(truth, rapid[p["name"]]["text"])} if "text" in rapid.get(p["name"], {}) else None),
                "timings": (page or {}).get("timings") or {},
                "preparation": (page or {}).get("preparation") or {},
                "readers": [l.get("reader") for l in (page or {}).get("lines", [])]}
@@ -179,19 +181,25 @@ def main():
         rows.append(row)
         print(f"{p['name'][:34]:34} {p['half']:7} gloss {row['gloss']:6.2f} s  {args.reference} {row['rapid'] or 0:6.2f} s  "
               f"ratio {row['gloss'] / row['rapid'] if row['rapid'] else float('nan'):5.2f}  F1 {row['f1']:.3f} CER {row['cer']:.3f}"
+              + (f"  ({args.reference} F1 {row['reference']['f1']:.3f} CER {row['reference']['cer']:.3f})" if row["reference"] else "")
               + (f"  error: {error}" if error else ""), file=sys.stderr, flush=True)
 
     reference = {"rapid": f"RapidOCR model load {load:.2f} s CPU (excluded)",
                  "cli": "the tesseract CLI one process a page (start-up included)", "none": "no reference"}[args.reference]
     print(f"gloss ocr {args.args}: {binary}; fixed cost {fixed:.2f} s CPU a process (subtracted); {reference}")
-    print(f"{'group':10} {'half':8} {'pages':>5} {'gloss s':>8} {args.reference + ' s':>8} {'ratio':>6} {'F1':>6} {'CER':>6}")
+    # The CLI's own text is scored too, so `fast`'s F1 is set against the reference's.
+    scored = bool(rows) and all(r["reference"] for r in rows)
+    print(f"{'group':10} {'half':8} {'pages':>5} {'gloss s':>8} {args.reference + ' s':>8} {'ratio':>6} {'F1':>6} {'CER':>6}"
+          + (f" {args.reference + ' F1':>8} {args.reference + ' CER':>8}" if scored else ""))
     def line(label, half, chosen):
         if not chosen:
             return
         g, r = sum(x["gloss"] for x in chosen), sum(x["rapid"] or 0 for x in chosen)
         n = len(chosen)
         print(f"{label:10} {half:8} {n:5d} {g / n:8.2f} {r / n:8.2f} {g / r if r else float('nan'):6.2f} "
-              f"{sum(x['f1'] for x in chosen) / n:6.3f} {sum(x['cer'] for x in chosen) / n:6.3f}")
+              f"{sum(x['f1'] for x in chosen) / n:6.3f} {sum(x['cer'] for x in chosen) / n:6.3f}"
+              + (f" {sum(x['reference']['f1'] for x in chosen) / n:8.3f} {sum(x['reference']['cer'] for x in chosen) / n:8.3f}"
+                 if scored else ""))
     if baseline:
         print(f"baseline {baseline}, side by side: its CPU / F1 / CER -> this build's, per half")
         for half in ("tune", "measure"):

@@ -69,6 +69,8 @@ public struct AnalyzerImage: Sendable {
     /// The other way the page may stand, for an analyzer that reads text: the orientation
     /// detector was unsure, and the page is read both ways.
     public var doubtfulOrientation: DoubtfulOrientation?
+    /// The page's way up, left unasked by the preparer for the text analyzer's first reading.
+    var orientationQuestion: OrientationQuestion?
 
     public init(raster: Raster, resolution: Int?) {
         holder = Holder(raster)
@@ -95,6 +97,7 @@ public struct AnalyzerImage: Sendable {
     func separate() -> AnalyzerImage {
         var image = AnalyzerImage(raster: raster, resolution: resolution)
         image.doubtfulOrientation = doubtfulOrientation
+        image.orientationQuestion = orientationQuestion
         return image
     }
 

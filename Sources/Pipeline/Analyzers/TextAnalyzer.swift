@@ -34,29 +34,102 @@ struct TextAnalyzer: Analyzer {
     var rereads: Bool { steps.contains(.reread) && policy.rereadsDroppedText.contains(mode) }
 
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
+        if let question = image.orientationQuestion, policy.turnsDoubtedPages.contains(mode) {
+            return try settle(question, of: image, with: engine, cancellation: cancellation)
+        }
         guard let doubt = image.doubtfulOrientation, policy.turnsDoubtedPages.contains(mode) else {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
         }
-        // The detectors were unsure which way up the page stands: it is read as given, then as
-        // `SecondReadings` decides from the readings made, and the reading Tesseract is the
-        // more confident of kept, its words carried back onto the copy this analyzer was given.
+        return try readTurns(image.takeRaster(), standing: doubt.applied, doubt: doubt, resolution: image.resolution,
+                             with: engine, cancellation: cancellation)
+    }
+
+    /// A page whose way up the preparer left to this reading (`OrientationQuestion`): read as it
+    /// came, and kept when that reading settles the way up (`SecondReadings.settlesWayUp`).
+    /// Else Tesseract's orientation detector is asked here, as the preparer would have asked
+    /// it, and the page read the ways the preparer's answer would have had it read, this first
+    /// reading standing for the page as it came.
+    private func settle(_ question: OrientationQuestion, of image: AnalyzerImage, with engine: TextRecognizer,
+                        cancellation: CancellationFlag) throws -> PageFindings {
         let raster = image.takeRaster()
-        // Each reading made: its turn, and its findings on the copy this analyzer was given.
+        let first = try read(raster, resolution: image.resolution, with: engine, cancellation: cancellation)
+        if SecondReadings.settlesWayUp(first.text, size: raster.size, policy: policy) { return first }
+        if cancellation.isRaised { throw CancellationError() }
+        let started = ContinuousClock.now
+        let reduction = PagePreparer.reduction(for: raster.size)
+        // Small letters are read for their direction enlarged, as the preparer reads them.
+        var enlarged = question.enlargement.map { scale in
+            let size = scale.scaled(raster.size)
+            return (copy: raster.grayscale().enlarged(width: size.width, height: size.height), scale: scale)
+        }
+        let estimate = engine.orientationDetector().flatMap { detector in
+            PagePreparer.estimate(by: detector, of: raster, resolution: image.resolution, reducedBy: reduction, enlarged: enlarged)
+        }
+        // The preparer levelled the page as it came; a page turned here is levelled for its turn,
+        // measured as the preparer measures it: on the letters at their own size, then enlarged.
+        let inks = [InkPage(grey: PagePreparer.grey(raster, reducedBy: reduction)), enlarged.flatMap { InkPage(grey: $0.copy) }]
+            .compactMap { $0 }
+        enlarged = nil
+        let asked = ContinuousClock.now - started
+        let rotation = estimate.map { PagePreparer.accepts($0, beside: question.direction) ? $0.rotation : 0 } ?? 0
+        let doubt = PagePreparer.doubt(estimate, applied: rotation, beside: question.direction, lettersFound: question.lettersFound)
+            ?? (question.lettersFound ? .overturned(from: rotation) : nil)
+        let levelling = { (quarterTurns: Int) -> Double in PagePreparer.levellingSkew(of: inks, turnedBy: quarterTurns) }
+        var findings: PageFindings
+        if let doubt {
+            findings = try readTurns(raster, standing: 0, doubt: doubt, resolution: image.resolution, asGiven: first,
+                                     levelling: levelling, with: engine, cancellation: cancellation)
+        } else if rotation != 0 {
+            let turn = PageTransform(quarterTurns: rotation / 90, skew: levelling(rotation / 90), inputSize: raster.size)
+            findings = try read(raster.prepared(by: turn), resolution: image.resolution, with: engine,
+                                cancellation: cancellation).mapped(by: turn)
+            var record = findings.preparation ?? PagePreparation()
+            record.rotation = rotation
+            record.skew = turn.skew
+            findings.preparation = record
+        } else {
+            findings = first
+        }
+        var record = findings.preparation ?? PagePreparation()
+        record.orientationConfidence = estimate.map { ($0.confidence * 100).rounded() / 100 }
+        record.timings.record("osd", asked)
+        findings.preparation = record
+        return findings
+    }
+
+    /// The page read the ways `SecondReadings` decides for `doubt`, from the readings made, and
+    /// the reading Tesseract is the more confident of kept, its words carried back onto `raster`,
+    /// which stands at `standing` (degrees clockwise from the input page). `asGiven` is a
+    /// reading of `raster` made already; `levelling` the skew of a turn made here, in quarter
+    /// turns from `raster` (else the turn's own).
+    private func readTurns(_ raster: Raster, standing: Int, doubt: DoubtfulOrientation, resolution: Int?,
+                           asGiven: PageFindings? = nil, levelling: ((Int) -> Double)? = nil, with engine: TextRecognizer,
+                           cancellation: CancellationFlag) throws -> PageFindings {
+        // Each reading made: its turn, and its findings on `raster`.
         var made: [(turn: NextTurn, findings: PageFindings)] = []
         var readings: [TurnedReading] { made.map { TurnedReading(rotation: $0.turn.rotation, text: $0.findings.text) } }
         var started = ContinuousClock.now
+        // The turns of a page in doubt are each read at their own size too, when scaled: the
+        // reading made already, at one size, is then made again so.
+        let comparesUnscaled = SecondReadings.comparesAtOwnSize(doubt, policy: policy)
+        let asGiven = comparesUnscaled ? nil : asGiven
         while let next = SecondReadings.nextTurn(after: readings, doubt: doubt, policy: policy) {
             // "turn" is what the readings after the first cost.
             if made.count == 1 { started = ContinuousClock.now }
-            let quarterTurns = (((next.rotation - doubt.applied) / 90) % 4 + 4) % 4
-            let turn = PageTransform(quarterTurns: quarterTurns, skew: next.skew, inputSize: raster.size)
-            let findings = try read(turn.isIdentity ? raster : raster.prepared(by: turn), resolution: image.resolution,
-                                    comparesUnscaled: true, with: engine, cancellation: cancellation)
-            made.append((next, turn.isIdentity ? findings : findings.mapped(by: turn)))
+            if let asGiven, next.rotation == standing {
+                made.append((next, asGiven))
+                continue
+            }
+            let quarterTurns = (((next.rotation - standing) / 90) % 4 + 4) % 4
+            let skew = next.skew != 0 ? next.skew : levelling.map { $0(quarterTurns) } ?? 0
+            let turn = PageTransform(quarterTurns: quarterTurns, skew: skew, inputSize: raster.size)
+            let findings = try read(turn.isIdentity ? raster : raster.prepared(by: turn), resolution: resolution,
+                                    comparesUnscaled: comparesUnscaled, with: engine, cancellation: cancellation)
+            made.append((NextTurn(rotation: next.rotation, skew: skew), turn.isIdentity ? findings : findings.mapped(by: turn)))
         }
         let (kept, setAside) = SecondReadings.chosen(readings)
-        guard made.count > 1,
-              let index = made.firstIndex(where: { $0.turn.rotation == kept.rotation && $0.findings.text == kept.text }) else {
+        guard let index = made.firstIndex(where: { $0.turn.rotation == kept.rotation && $0.findings.text == kept.text }),
+              made.count > 1 || kept.rotation != standing else {
             return made[0].findings
         }
         var chosen = made[index].findings
@@ -64,7 +137,7 @@ struct TextAnalyzer: Analyzer {
         record.rotation = kept.rotation
         record.rotationSetAside = setAside?.rotation
         if made[index].turn.skew != 0 { record.skew = made[index].turn.skew }
-        record.timings.record("turn", ContinuousClock.now - started)
+        if made.count > 1 { record.timings.record("turn", ContinuousClock.now - started) }
         chosen.preparation = record
         return chosen
     }

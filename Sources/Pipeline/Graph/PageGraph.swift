@@ -298,7 +298,10 @@ struct PageGraph: Sendable {
             let display = copies.display
             let images = worker.analyzers.map { analyzer in
                 var image = copies.images[analyzer.image]!.separate()
-                if analyzer.readsText { image.doubtfulOrientation = preparation?.doubt }
+                if analyzer.readsText {
+                    image.doubtfulOrientation = preparation?.doubt
+                    image.orientationQuestion = preparation?.question
+                }
                 return image
             }
             _ = consume copies
@@ -375,7 +378,7 @@ struct PageGraph: Sendable {
             }
         }
         return (copies, size, layer, resolution,
-                preparation.map { Preparation(transform: $0.transform, record: $0.record, doubt: $0.doubt) })
+                preparation.map { Preparation(transform: $0.transform, record: $0.record, doubt: $0.doubt, question: $0.question) })
     }
 
     /// How a page was prepared, once its prepared pixels have gone to the analyzers.
@@ -383,6 +386,7 @@ struct PageGraph: Sendable {
         var transform: PageTransform
         var record: PagePreparation
         var doubt: DoubtfulOrientation?
+        var question: OrientationQuestion?
     }
 
     /// The page turned upright and levelled on the image lane (`--prepare auto`); nil with
@@ -391,7 +395,9 @@ struct PageGraph: Sendable {
     private func prepare(_ page: DecodedPage) async throws -> PagePreparer.Prepared? {
         let steps = settings.prepare.intersection([.orientation, .deskew])
         guard !steps.isEmpty else { return nil }
-        let prepared = try await worker.image.run { preparer in preparer.prepare(page, steps: steps) }
+        // In `fast` the orientation detector waits for the first reading (`defersOrientation`).
+        let defers = PreparationPolicy().defersOrientation.contains(settings.textMode) && settings.textEngine == .tesseract
+        let prepared = try await worker.image.run { preparer in preparer.prepare(page, steps: steps, defersDetector: defers) }
         // Orientation detection is not interruptible; a page cancelled meanwhile stops here.
         try Task.checkCancellation()
         return prepared

@@ -31,11 +31,16 @@ final class PagePreparer {
         /// The other way the page may stand, when the orientation detector was unsure: the
         /// text analyzer reads it both ways.
         var doubt: DoubtfulOrientation?
+        /// The page's way up, left for the text analyzer to settle (`defersDetector`).
+        var question: OrientationQuestion?
     }
 
     /// The page turned upright and levelled when the signals say so; the input as it came
-    /// (and the identity) otherwise.
-    func prepare(_ page: DecodedPage, steps: PreparationSteps = .auto) -> Prepared {
+    /// (and the identity) otherwise. With `defersDetector`, a page whose way up Leptonica's
+    /// signal leaves unclear is not shown to Tesseract's orientation detector here: it goes as
+    /// it came, with the question, and the text analyzer asks the detector only when its first
+    /// reading does not settle the way up (`PreparationPolicy.defersOrientation`).
+    func prepare(_ page: DecodedPage, steps: PreparationSteps = .auto, defersDetector: Bool = false) -> Prepared {
         var record = PagePreparation()
         let raster = page.raster
         let clock = ContinuousClock()
@@ -50,15 +55,18 @@ final class PagePreparer {
         }
         var orientation = Orientation()
         if steps.contains(.orientation) {
-            orientation = orient(page, working: working, reducedBy: reduction, ink: ink, record: &record)
+            orientation = orient(page, working: working, reducedBy: reduction, ink: ink, defersDetector: defersDetector,
+                                 record: &record)
             record.timings.record("orientation", clock.now - started)
         }
         // The skew is measured on the letters at their own size, as before they were enlarged
         // for their direction, and on the enlarged ones when that finds no line it trusts: of a
         // map's six encodings skewed 3 degrees, each copy levelled four.
         let inks = [ink] + (orientation.letterInk.map { [$0] } ?? [])
-        return levelled(page, rotation: orientation.rotation, doubt: orientation.doubt, inks: inks, record: record,
-                        clock: clock, levelling: steps.contains(.deskew))
+        var prepared = levelled(page, rotation: orientation.rotation, doubt: orientation.doubt, inks: inks, record: record,
+                                clock: clock, levelling: steps.contains(.deskew))
+        prepared.question = orientation.question
+        return prepared
     }
 
     /// Which way the page stands, and what the text analyzer should doubt of it.
@@ -68,11 +76,13 @@ final class PagePreparer {
         var doubt: DoubtfulOrientation?
         /// The ink of the page enlarged for its small letters, when they were.
         var letterInk: InkPage?
+        /// The way up left to the text analyzer's first reading.
+        var question: OrientationQuestion?
     }
 
     /// The turn that stands the page upright, from Leptonica's signal and, when that is in
     /// doubt, Tesseract's detector; the detector's confidence goes in `record`.
-    private func orient(_ page: DecodedPage, working: Raster, reducedBy reduction: Int, ink: InkPage,
+    private func orient(_ page: DecodedPage, working: Raster, reducedBy reduction: Int, ink: InkPage, defersDetector: Bool,
                         record: inout PagePreparation) -> Orientation {
         let raster = page.raster
         var orientation = Orientation()
@@ -89,17 +99,15 @@ final class PagePreparer {
         }
         orientation.letterInk = enlarged.flatMap { InkPage(grey: $0) }
         let direction = (orientation.letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
+        // A page Leptonica leans to turning is asked at once: read first as it came, a page on
+        // its side or head costs a reading the wrong way before the detector turns it.
+        if !Self.clearlyUpright(direction) && defersDetector && direction.suggestedRotation == 0 {
+            orientation.question = OrientationQuestion(direction: direction, lettersFound: letters != nil, enlargement: enlargement)
+            return orientation
+        }
         if !Self.clearlyUpright(direction), let detector = orientationDetector() {
-            // Tesseract's detector reads the page at up to 300 ppi: at 150 it was both slower
-            // (1 to 2 s an A4 page, against 0.3 to 0.6 s) and wrong more often.
-            let estimate: OrientationEstimate?
-            if let enlarged, let enlargement {
-                estimate = detector.detect(enlarged, resolution: enlargement.resolution)
-            } else {
-                let factor = max(1, reduction / 2)
-                let resolution = page.resolution.map { max(1, $0 / factor) } ?? RecognitionOptions.assumedResolution
-                estimate = detector.detect(Self.grey(raster, reducedBy: factor), resolution: resolution)
-            }
+            let estimate = Self.estimate(by: detector, of: raster, resolution: page.resolution, reducedBy: reduction,
+                                         enlarged: enlarged.flatMap { copy in enlargement.map { (copy, $0) } })
             if let estimate {
                 record.orientationConfidence = (estimate.confidence * 100).rounded() / 100
                 if Self.accepts(estimate, beside: direction) { orientation.rotation = estimate.rotation }
@@ -108,6 +116,18 @@ final class PagePreparer {
         }
         if orientation.doubt == nil, letters != nil { orientation.doubt = .overturned(from: orientation.rotation) }
         return orientation
+    }
+
+    /// Tesseract's detector's answer for the page `raster` (at `resolution`, reduced by
+    /// `reduction` for Leptonica's signals), read enlarged when its letters are small. The
+    /// detector reads the page at up to 300 ppi: at 150 it was both slower (1 to 2 s an A4
+    /// page, against 0.3 to 0.6 s) and wrong more often.
+    static func estimate(by detector: OrientationDetector, of raster: Raster, resolution: Int?, reducedBy reduction: Int,
+                         enlarged: (copy: Raster, scale: TextScale)?) -> OrientationEstimate? {
+        if let enlarged { return detector.detect(enlarged.copy, resolution: enlarged.scale.resolution) }
+        let factor = max(1, reduction / 2)
+        let reduced = resolution.map { max(1, $0 / factor) } ?? RecognitionOptions.assumedResolution
+        return detector.detect(grey(raster, reducedBy: factor), resolution: reduced)
     }
 
     /// The turn, in degrees rounded to a hundredth, that levels the page turned by
@@ -173,7 +193,7 @@ final class PagePreparer {
     // MARK: Decisions, each from measurements on real pages (docs/reading.md gives the figures)
 
     /// The page in grey, averaged down by `factor` on each side.
-    private static func grey(_ raster: Raster, reducedBy factor: Int) -> Raster {
+    static func grey(_ raster: Raster, reducedBy factor: Int) -> Raster {
         guard factor > 1 else { return raster.grayscale() }
         return raster.resampled(width: max(1, raster.width / factor), height: max(1, raster.height / factor), grey: true)
     }
@@ -268,6 +288,18 @@ final class PagePreparer {
     static func trusts(_ measured: SkewMeasurement) -> Bool {
         measured.confidence >= skewConfidence || (measured.confidence >= 2 && abs(measured.levellingDegrees) >= 1)
     }
+}
+
+/// A page's way up that Leptonica's signal left unclear, asked of the text analyzer: its first
+/// reading may settle it (`SecondReadings.settlesWayUp`); else Tesseract's detector is asked
+/// there, and the page read as the preparer would have turned it.
+struct OrientationQuestion: Sendable {
+    /// Leptonica's signal, which the detector's answer is weighed beside (`PagePreparer.accepts`).
+    var direction: TextDirectionSignal
+    /// Whether the page has letters: without, it has no way up to doubt.
+    var lettersFound: Bool
+    /// The enlargement its small letters are read for their direction at.
+    var enlargement: TextScale?
 }
 
 extension Raster {

@@ -1,4 +1,5 @@
 import GlossContract
+import GlossGeometry
 
 /// One reading of a page whose way up is in doubt: the turn it was read at (degrees clockwise
 /// from the input page) and what Tesseract made of it.
@@ -77,6 +78,31 @@ public enum SecondReadings {
             }
         }
         return (kept, setAside)
+    }
+
+    /// Whether the first reading of a page read as it came, before any orientation detector was
+    /// asked, settles that the page stands upright: Tesseract is sure of it (a reading the wrong
+    /// way up is garbage it is unsure of: `confidentReading`), with words enough to tell, and
+    /// its words lie level (`levelWords`; a page on its side is read confidently from its
+    /// standing lines, whose words stand). `size` is the page's in pixels, on which the
+    /// words' boxes are measured.
+    public static func settlesWayUp(_ first: RecognizedText, size: PixelSize, policy: PreparationPolicy) -> Bool {
+        let long = first.words.filter { $0.text.count >= 3 }
+        guard long.count >= policy.wordsToTell, !policy.isUnsure(first) else { return false }
+        let level = long.count { $0.box.width * Double(size.width) > $0.box.height * Double(size.height) }
+        return Double(level) >= policy.levelWords * Double(long.count)
+    }
+
+    /// Whether a page whose way up is `doubt` is read at its own size too when it is scaled
+    /// (`readsAsItCameToo`): only when the detectors were unsure of it, so that the readings of
+    /// its turns are set against each other at the size each reads best. A page they were sure
+    /// of (`DoubtfulOrientation.overturned`: every page with letters) is read another way only
+    /// when its reading looks garbled, and its turns are then compared at one scale; reading it
+    /// at its own size too cost 8.7 s of the 46 s `fast` spent on the 23 pages of `bench/
+    /// pipeline.sh --real` (a table told 96 ppi: 7.2 s), for the F1 and CER given in
+    /// `PreparationPolicy.comparesSurePages`.
+    public static func comparesAtOwnSize(_ doubt: DoubtfulOrientation, policy: PreparationPolicy) -> Bool {
+        !doubt.appliedIsSure || policy.comparesSurePages
     }
 
     /// Whether a scaled page is read as it came too, from its first reading: always when its

@@ -9,8 +9,24 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// Raised with every change of a decision below that changes `fast` (a change to `accurate`
     /// alone raises `FusionPolicy.version`, which `accurate` batches name). 2: a scaled page is
     /// read as it came too (`compare`) only when its way up is in doubt, and no re-reading in
-    /// `accurate`.
-    public var version = 2
+    /// `accurate`. 3: not when the detectors were sure of its way up (`comparesSurePages`);
+    /// in `fast`, Tesseract's orientation detector is asked only when the first reading leaves
+    /// the way up in doubt (`defersOrientation`).
+    public var version = 3
+
+    /// The modes in which a page whose way up Leptonica's cheap signal leaves unclear is read as
+    /// it came first, and Tesseract's orientation detector (0.2 to 0.9 s an A4 page, as much as
+    /// a fifth of the reading) asked only when that reading does not settle the way up
+    /// (`SecondReadings.settlesWayUp`). Not `accurate`: its detector's lines are read on the page
+    /// as the preparer stands it, and settle its way up themselves (`FusionPolicy.uprightLines`).
+    /// Measured side by side in docs/reading.md, "What `fast` costs".
+    public var defersOrientation: Set<TextMode> = [.fast]
+
+    /// The share of a reading's words (of three characters or more) that lie level, wider than
+    /// tall on the page, from which that reading is taken for one of a page that does not lie on
+    /// its side: Tesseract reads the standing lines of a page on its side confidently, turning
+    /// them itself, and reports their words standing.
+    public var levelWords = 0.9
 
     /// The modes in which the text Tesseract's layout dropped is read again (`DroppedText`).
     /// `bench/reading/rules.py` (the rule on minus off, F1 / CER, tune and measure halves):
@@ -26,6 +42,15 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// +0.281 / -0.156 and +0.330 / -0.111 (forms, maps, tables, charts); in `accurate` +0.033
     /// / -0.088 and +0.009 / -0.051 (forms' CER -0.41).
     public var turnsDoubtedPages: Set<TextMode> = [.fast, .accurate]
+
+    /// Whether a scaled page whose way up the detectors were sure of is read at its own size
+    /// too (`SecondReadings.comparesAtOwnSize`). `bench/reading/rules.py` measured the
+    /// comparison off on every page: F1 / CER in `fast` +0.003 / +0.003 (tune, two pages it was
+    /// built on) and -0.000 / -0.001 (measure); it was kept for doubted pages, which every page
+    /// with letters is (turned over when garbled). Measured off for those, side by side
+    /// (`bench/reading/cost.py --baseline --reference cli`, docs/reading.md "What `fast`
+    /// costs"): see the figures there.
+    public var comparesSurePages = false
 
     /// The mean word confidence from which a reading is trusted without a second. On the real
     /// pages of `bench/ocr-quality` turned four ways and skewed, and read the way the detector
