@@ -111,11 +111,12 @@ public struct PPOCRNetworks: Sendable {
         self.characters = list
         self.detector = try Self.network(Self.file(detector, model: .detector, outputs: 1), model: .detector, bf16: choice.bf16Detector)
         // bf16 products where AMX runs, but for the detector unless asked (`KernelChoice.bf16Detector`);
-        // in the cascade the recogniser is built twice (bf16, and fp32 to read again) and the
-        // classifier in fp32.
-        let recogniserFile = try Self.file(recogniser, model: .recogniser, outputs: list.count + 2)
-        self.recogniser = try Self.network(recogniserFile, model: .recogniser, bf16: choice.kernels.isBF16)
-        self.recheck = choice.cascade ? try Self.network(recogniserFile, model: .recogniser, bf16: false) : nil
+        // in the cascade the recogniser is there twice (bf16, and fp32 to read again, sharing its
+        // weights) and the classifier in fp32.
+        let reader = try Self.network(Self.file(recogniser, model: .recogniser, outputs: list.count + 2), model: .recogniser,
+                                      bf16: choice.kernels.isBF16)
+        self.recogniser = reader
+        self.recheck = choice.cascade ? reader.withFP32Products : nil
         self.classifier = try Self.network(Self.file(classifier, model: .classifier, outputs: 2), model: .classifier,
                                            bf16: choice.kernels.isBF16 && !choice.cascade)
     }
