@@ -194,6 +194,11 @@ let package = Package(
             path: "bench/images/ImageBench", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "CascadeBench", dependencies: ["GlossModels", "GlossNeuralReading", "GlossNeuralNetwork", "GlossNeuralKernelChoice",
+                                                 "GlossImaging", "GlossContract"],
+            path: "bench/neural/CascadeBench", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "RecogniserBench", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"],
             path: "bench/neural/RecogniserBench", swiftSettings: swiftSettings
         ),
@@ -225,8 +230,8 @@ let package = Package(
         ),
         .testTarget(
             name: "NeuralReadingTests",
-            dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossModels", "GlossContract", "GlossGeometry", "GlossImaging",
-                           "GlossTestSupport", "CZlib"],
+            dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossNeuralKernelChoice", "GlossModels", "GlossContract",
+                           "GlossGeometry", "GlossImaging", "GlossTestSupport", "CZlib"],
             exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -75,15 +75,19 @@ extension YuNetDetector {
 public struct PPOCRNetworks: Sendable {
     public var detector: Network
     public var recogniser: Network
+    /// The recogniser in fp32, reading again the lines the bf16 one is unsure of
+    /// (`KernelChoice.cascade`); nil when `recogniser` reads alone.
+    public var recheck: Network?
     public var classifier: Network
     public var characters: [String]
 
     /// The built-in models. Their bytes are copied into the networks' weights as they are
     /// built, so their pages of the binary are then let go (`Models.releasePages`).
-    public static func bundled() throws(NeuralModelError) -> PPOCRNetworks {
+    public static func bundled(choice: KernelChoice = .current) throws(NeuralModelError) -> PPOCRNetworks {
         let embedded = [Models.ppocrDetector, Models.ppocrRecogniser, Models.ppocrClassifier, Models.ppocrCharacters]
         defer { embedded.forEach(Models.releasePages(of:)) }
-        return try PPOCRNetworks(detector: embedded[0], recogniser: embedded[1], classifier: embedded[2], characters: embedded[3])
+        return try PPOCRNetworks(detector: embedded[0], recogniser: embedded[1], classifier: embedded[2], characters: embedded[3],
+                                 choice: choice)
     }
 
     /// Builds each network from its model's bytes, checking on the way what a damaged or
@@ -91,8 +95,9 @@ public struct PPOCRNetworks: Sendable {
     /// network taking three channels, the detector giving one map, the classifier two
     /// classes, and the recogniser as many classes as the dictionary has characters plus the
     /// blank and the space.
+    /// `choice` says which products run in bf16 (`KernelChoice.current`: the process's).
     public init(detector: UnsafeRawBufferPointer, recogniser: UnsafeRawBufferPointer, classifier: UnsafeRawBufferPointer,
-                characters: UnsafeRawBufferPointer) throws(NeuralModelError) {
+                characters: UnsafeRawBufferPointer, choice: KernelChoice = .current) throws(NeuralModelError) {
         guard Models.supportsNeuralNetwork else {
             throw NeuralModelError(model: nil, reason: "this processor lacks AVX2 and FMA, which Gloss's network code is built for; use --engine tesseract")
         }
@@ -104,18 +109,32 @@ public struct PPOCRNetworks: Sendable {
             throw NeuralModelError(model: .characters, reason: "an empty line")
         }
         self.characters = list
-        self.detector = try Self.network(detector, model: .detector, outputs: 1)
-        self.recogniser = try Self.network(recogniser, model: .recogniser, outputs: list.count + 2)
-        self.classifier = try Self.network(classifier, model: .classifier, outputs: 2)
+        self.detector = try Self.network(Self.file(detector, model: .detector, outputs: 1), model: .detector, bf16: choice.bf16Detector)
+        // bf16 products where AMX runs, but for the detector unless asked (`KernelChoice.bf16Detector`);
+        // in the cascade the recogniser is there twice (bf16, and fp32 to read again, sharing its
+        // weights) and the classifier in fp32.
+        let reader = try Self.network(Self.file(recogniser, model: .recogniser, outputs: list.count + 2), model: .recogniser,
+                                      bf16: choice.kernels.isBF16)
+        self.recogniser = reader
+        self.recheck = choice.cascade ? reader.withFP32Products : nil
+        self.classifier = try Self.network(Self.file(classifier, model: .classifier, outputs: 2), model: .classifier,
+                                           bf16: choice.kernels.isBF16 && !choice.cascade)
     }
 
-    private static func network(_ bytes: UnsafeRawBufferPointer, model: NeuralModel, outputs: Int) throws(NeuralModelError) -> Network {
+    /// The model file of `bytes`, checked.
+    private static func file(_ bytes: UnsafeRawBufferPointer, model: NeuralModel, outputs: Int) throws(NeuralModelError) -> ModelFile {
         do {
             let file = try ModelFile(bytes: bytes, path: model.file)
             try checkShapes(of: file, model: model, outputs: outputs)
-            // bf16 products where AMX runs, but for the detector unless asked (`KernelChoice.bf16Detector`).
-            let choice = KernelChoice.current
-            return try Network(model: file, path: model.file, bf16: model == .detector ? choice.bf16Detector : choice.kernels.isBF16)
+            return file
+        } catch {
+            throw NeuralModelError(model: model, reason: error.reason)
+        }
+    }
+
+    private static func network(_ file: ModelFile, model: NeuralModel, bf16: Bool) throws(NeuralModelError) -> Network {
+        do {
+            return try Network(model: file, path: model.file, bf16: bf16)
         } catch {
             throw NeuralModelError(model: model, reason: error.reason)
         }
@@ -145,9 +164,11 @@ public struct PPOCRNetworks: Sendable {
 
 extension NeuralReader {
     /// The reader with the models compiled into Gloss.
-    public static func bundled(policy: ReadingPolicy = ReadingPolicy()) throws(NeuralModelError) -> NeuralReader {
-        let networks = try PPOCRNetworks.bundled()
-        return NeuralReader(detector: networks.detector, recogniser: networks.recogniser, classifier: networks.classifier,
+    /// `choice` says which products run in bf16 (`KernelChoice.current`: the process's).
+    public static func bundled(policy: ReadingPolicy = ReadingPolicy(), choice: KernelChoice = .current) throws(NeuralModelError) -> NeuralReader {
+        let networks = try PPOCRNetworks.bundled(choice: choice)
+        return NeuralReader(detector: networks.detector, recogniser: networks.recogniser, recheck: networks.recheck,
+                            classifier: networks.classifier,
                             characters: networks.characters, policy: policy)
     }
 }

@@ -12,7 +12,7 @@ public struct PackedMatrix: Sendable {
     let panels: [Float]
     /// The weights in bf16 (nil when the products stay fp32): tiles of sixteen rows by chunks
     /// of 32 of the depth, `[rowTile][chunk][16][32]`, rows and depth padded with zeros.
-    let tiles: [UInt16]?
+    private(set) var tiles: [UInt16]?
 
     /// Packs `values`, row-major `[rows][inner]` (a 1x1 convolution's `[out][in]`, a linear
     /// layer's `[out][in]`, a convolution's `[out][in][kh][kw]` read as `[out][in * kh * kw]`);
@@ -29,6 +29,13 @@ public struct PackedMatrix: Sendable {
         }
         self.panels = panels
         tiles = bf16 ? Self.bf16Tiles(values, rows: rows, inner: inner) : nil
+    }
+
+    /// The same matrix in fp32 alone: its panels shared, not copied, and no bf16 tiles.
+    var fp32: PackedMatrix {
+        var matrix = self
+        matrix.tiles = nil
+        return matrix
     }
 
     /// The chunks of 32 of the depth AMX's product runs over.

@@ -56,7 +56,7 @@ public struct Network: Sendable {
         case banded(BandedGroup)
     }
 
-    let steps: [Step]
+    private(set) var steps: [Step]
     let slotOfValue: [Int]
     let inputChannels: Int
     /// Each value's height and width in the current run, worked out before it starts.
@@ -236,6 +236,40 @@ public struct Network: Sendable {
         self.slotSizes = slotSizes
         self.slots = [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: slotSizes.count)
         _ = tensors
+    }
+
+    /// This network with every product in fp32: the bf16 tiles left out and the weights shared
+    /// with this one, not copied (arrays are copied only when written, and weights never are),
+    /// so a second network of the same model costs its maps alone. The recogniser's cascade
+    /// builds its fp32 reader so (`KernelChoice.cascade`).
+    public var withFP32Products: Network {
+        var network = self
+        network.steps = steps.map { step in
+            var step = step
+            switch step.operation {
+            case .convolution(let weights, let packed, let bias, let outputs, let kernel, let stride, let padding, let groups,
+                              let activation):
+                step.operation = .convolution(weights: weights, packed: packed?.fp32, bias: bias, outputs: outputs, kernel: kernel,
+                                              stride: stride, padding: padding, groups: groups, activation: activation)
+            case .transposed(let taps, let bias, let outputs, let activation):
+                step.operation = .transposed(taps: taps.map(\.fp32), bias: bias, outputs: outputs, activation: activation)
+            case .linear(let weights, let packed, let bias, let activation):
+                step.operation = .linear(weights: weights, packed: packed.fp32, bias: bias, activation: activation)
+            case .linearSoftmax(let panels, let bias, _):
+                step.operation = .linearSoftmax(panels: panels, bias: bias, tiles: nil)
+            case .channelMixer(let expand, let expandBias, let project, let projectBias):
+                step.operation = .channelMixer(expand: expand.fp32, expandBias: expandBias, project: project.fp32,
+                                               projectBias: projectBias)
+            case .banded(var group):
+                for index in group.members.indices { group.members[index].weights = group.members[index].weights.fp32 }
+                step.operation = .banded(group)
+            case .maxPool, .concat, .add, .multiply, .addProduct, .mean, .resize, .layerNorm, .attention, .softmax, .pool,
+                 .addEnlarged:
+                break
+            }
+            return step
+        }
+        return network
     }
 
     /// Each `softmax` of a `linear` no other step reads (and that is not the `output`) becomes

@@ -18,31 +18,64 @@ public struct CTCDecoder: Sendable {
     public func decode(_ probabilities: ArraySlice<Float>, steps: Int) -> DecodedLine {
         precondition(probabilities.count >= steps * classCount, "\(probabilities.count) values for \(steps) steps")
         var decoded: [DecodedCharacter] = []
+        // Each step's class, its runner-up and the gap between their probabilities.
+        var best = [Int](repeating: 0, count: steps), second = best
+        var gaps = [Float](repeating: 1, count: steps)
         var previous = -1
         let start = probabilities.startIndex
         for step in 0..<steps {
-            // The first of equal maxima, as numpy's argmax.
+            // The first of equal maxima, as numpy's argmax; the runner-up the next largest.
             let row = start + step * classCount
-            var best = 0
-            var probability = probabilities[row]
-            for index in 1..<classCount where probabilities[row + index] > probability {
-                best = index
-                probability = probabilities[row + index]
+            var top = 0, probability = probabilities[row]
+            var runnerUp = -1, runnerUpProbability = -Float.infinity
+            for index in 1..<classCount {
+                let value = probabilities[row + index]
+                if value > probability {
+                    (runnerUp, runnerUpProbability) = (top, probability)
+                    (top, probability) = (index, value)
+                } else if value > runnerUpProbability {
+                    (runnerUp, runnerUpProbability) = (index, value)
+                }
             }
-            defer { previous = best }
-            if best == previous {
+            (best[step], second[step], gaps[step]) = (top, runnerUp, probability - runnerUpProbability)
+            defer { previous = top }
+            if top == previous {
                 // The same class again: the character goes on over this step.
-                if best != Self.blank, !decoded.isEmpty {
+                if top != Self.blank, !decoded.isEmpty {
                     decoded[decoded.count - 1].lastStep = step
                     decoded[decoded.count - 1].peak = max(decoded[decoded.count - 1].peak, probability)
                 }
                 continue
             }
-            guard best != Self.blank else { continue }
-            let text = best == space ? " " : characters[best - 1]
+            guard top != Self.blank else { continue }
+            let text = top == space ? " " : characters[top - 1]
             decoded.append(DecodedCharacter(text: text, probability: probability, peak: probability, firstStep: step, lastStep: step))
         }
-        return DecodedLine(characters: decoded, steps: steps)
+        var line = DecodedLine(characters: decoded, steps: steps)
+        line.smallestGap = gaps.min() ?? 1
+        line.smallestDecisiveGap = Self.smallestDecisiveGap(best: best, second: second, gaps: gaps)
+        return line
+    }
+
+    /// The smallest gap between a step's class and its runner-up over the steps where the
+    /// runner-up, put in its place, would change the text (1 when none would): a step inside a
+    /// character's run or a blank beside its edge changes nothing whatever its gap.
+    static func smallestDecisiveGap(best: [Int], second: [Int], gaps: [Float]) -> Float {
+        /// What steps `step` and `step + 1` write with `label` at `step`: at most two classes,
+        /// in order, -1 for none.
+        func written(_ label: Int, at step: Int) -> (Int, Int) {
+            let before = step > 0 ? best[step - 1] : -1
+            let first = label != blank && label != before ? label : -1
+            let next = step + 1 < best.count ? best[step + 1] : blank
+            let second = next != blank && next != label ? next : -1
+            return first == -1 ? (second, -1) : (first, second)
+        }
+        var smallest: Float = 1
+        for step in best.indices where gaps[step] < smallest && second[step] >= 0
+            && written(best[step], at: step) != written(second[step], at: step) {
+            smallest = gaps[step]
+        }
+        return smallest
     }
 }
 
@@ -73,6 +106,12 @@ public struct DecodedLine: Sendable, Equatable {
     public var characters: [DecodedCharacter]
     /// The time steps of the recogniser's output (its input's width / 8).
     public var steps: Int
+    /// The smallest gap, over the steps, between the probabilities of a step's class and its
+    /// runner-up (1 when not decoded from probabilities).
+    public var smallestGap: Float = 1
+    /// The same over the steps where the runner-up would change the text
+    /// (`CTCDecoder.smallestDecisiveGap`): how near the line's reading is to another.
+    public var smallestDecisiveGap: Float = 1
 
     public init(characters: [DecodedCharacter], steps: Int) {
         self.characters = characters

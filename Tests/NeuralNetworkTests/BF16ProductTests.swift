@@ -131,6 +131,23 @@ struct BF16ProductTests {
         #expect(RecogniserGoldenTests.decode(output, characters: try RecogniserGoldenTests.characters()) == line.text)
     }
 
+    /// The recogniser built with bf16 weights and then made fp32 (`withFP32Products`, the
+    /// cascade's second reader, sharing the weights) reads a golden line exactly as the one
+    /// built in fp32, and otherwise than the bf16 one.
+    @Test(.enabled(if: KernelChoice.current.kernels == .amx, "the products run in fp32 here"))
+    func aBF16NetworkMadeFP32ReadsAsOneBuiltSo() throws {
+        var count = 0
+        let bytes = UnsafeRawBufferPointer(start: try #require(gloss_ppocr_recogniser(&count)), count: count)
+        let model = try ModelFile(bytes: bytes, path: "ppocr-rec.bin")
+        var rounded = try Network(model: model, path: "ppocr-rec.bin", bf16: true)
+        var made = rounded.withFP32Products
+        var built = try Network(model: model, path: "ppocr-rec.bin", bf16: false)
+        let line = try RecogniserGoldenTests.line("sans")
+        let exact = try built.run(line.input).values
+        #expect(try made.run(line.input).values == exact)
+        #expect(try rounded.run(line.input).values != exact)
+    }
+
     /// The last layer with its softmax on AMX (the tokens rounded per run, the weights once):
     /// each log-probability within twice the largest bound of a logit's difference.
     @Test(.enabled(if: runsAMX, "this processor has no AMX (or Linux refused its tiles)"),

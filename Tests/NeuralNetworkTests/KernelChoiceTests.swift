@@ -92,12 +92,32 @@ struct AMXChoiceTests {
 
     @Test func aProcessorWithAMXRunsTheBF16ProductWhenAsked() {
         let choice = KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: nil)
-        #expect(choice == KernelChoice(runsNetworks: true, fastest: .amx, kernels: KernelChoice.bf16ByDefault ? .amx : .avx512))
+        let byDefault = KernelChoice.bf16ByDefault || KernelChoice.cascadeByDefault
+        #expect(choice == KernelChoice(runsNetworks: true, fastest: .amx, kernels: byDefault ? .amx : .avx512,
+                                       cascade: KernelChoice.cascadeByDefault && !KernelChoice.bf16ByDefault))
         #expect(!choice.bf16Detector)
         #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16")
             == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: false))
         #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16-all")
             == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: true))
+    }
+
+    @Test func theCascadeRunsByDefaultOrWhenAskedWhereAMXDoes() {
+        let cascade = KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, cascade: true)
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "cascade") == cascade)
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: nil).cascade == KernelChoice.cascadeByDefault)
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16").cascade == false,
+                "bf16 alone, as asked")
+        // Without AMX, asked or not, fp32 reads alone.
+        for request in ["cascade", nil] {
+            let choice = KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: false, request: request)
+            #expect(choice == KernelChoice(runsNetworks: true, fastest: .avx512, kernels: .avx512), "\(request ?? "none")")
+        }
+        // The choices the tests build: fp32 throughout, and the cascade where AMX runs.
+        #expect(cascade.fp32 == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .avx512))
+        #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16-all").cascading == cascade)
+        let wide = KernelChoice(runsNetworks: true, fastest: .avx512, kernels: .avx512)
+        #expect(wide.cascading == wide)
     }
 
     @Test func fp32CanBeAskedFor() {

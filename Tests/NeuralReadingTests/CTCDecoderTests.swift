@@ -43,4 +43,36 @@ import Testing
         #expect(decoder.decode(values[...], steps: 1).text == "")
         #expect(decoder.classCount == 5 && decoder.space == 4)
     }
+
+    /// Rows of given probabilities: each step's classes (blank, a, b, c, space) in order.
+    static func rows(_ steps: [[Float]]) -> ArraySlice<Float> { steps.flatMap { $0 }[...] }
+
+    @Test func aLinesGapsAreItsClosestRunnersUpAndTheDecisiveOnesChangeTheText() {
+        // a (b 0.05 behind: "bab"), a (a blank 0.05 behind, inside a's run: "ab" still), a blank
+        // (a 0.1 behind, after a's run: "ab" still), b (c 0.3 behind: "ac").
+        let steps: [[Float]] = [[0.0, 0.5, 0.45, 0, 0.05], [0.45, 0.5, 0, 0, 0.05], [0.5, 0.4, 0, 0.1, 0],
+                                [0.05, 0, 0.6, 0.3, 0.05]]
+        let line = decoder.decode(Self.rows(steps), steps: steps.count)
+        #expect(line.text == "ab")
+        #expect(abs(line.smallestGap - 0.05) < 1e-6)
+        #expect(abs(line.smallestDecisiveGap - 0.05) < 1e-6)
+        // With the first step sure of its a, the decisive gap is b's over c: the blank inside
+        // and after a's run, though closer, change nothing.
+        var settled = steps
+        settled[0] = [0, 0.9, 0.05, 0, 0.05]
+        let read = decoder.decode(Self.rows(settled), steps: settled.count)
+        #expect(read.text == "ab")
+        #expect(abs(read.smallestGap - 0.05) < 1e-6)
+        #expect(abs(read.smallestDecisiveGap - 0.3) < 1e-6)
+    }
+
+    @Test func aRunnerUpIsDecisiveOnlyWhereItChangesTheText() {
+        func decisive(_ steps: [[Float]]) -> Float { decoder.decode(Self.rows(steps), steps: steps.count).smallestDecisiveGap }
+        // An a for a blank adds a letter; a space for an a changes it.
+        #expect(abs(decisive([[0.6, 0.4, 0, 0, 0], [0.9, 0.1, 0, 0, 0]]) - 0.2) < 1e-6)
+        #expect(abs(decisive([[0, 0.6, 0, 0, 0.4], [0.9, 0.1, 0, 0, 0]]) - 0.2) < 1e-6)
+        // A blank inside a run splits it ("aa"); at the run's ends it only shortens it ("a").
+        #expect(abs(decisive([[0.1, 0.9, 0, 0, 0], [0.3, 0.7, 0, 0, 0], [0.1, 0.9, 0, 0, 0]]) - 0.4) < 1e-6)
+        #expect(decisive([[0.2, 0.8, 0, 0, 0], [0.1, 0.9, 0, 0, 0]]) == 1)
+    }
 }

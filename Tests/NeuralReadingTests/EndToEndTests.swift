@@ -2,6 +2,7 @@ import GlossContract
 import GlossGeometry
 import GlossImaging
 import GlossModels
+import GlossNeuralKernelChoice
 import GlossNeuralReading
 import GlossTestSupport
 import Testing
@@ -21,5 +22,26 @@ import Testing
                     && abs(box.maxX - expected.box.x - expected.box.width) <= 3 && abs(box.maxY - expected.box.y - expected.box.height) <= 3,
                     "\(word.text): \(box) where \(expected.box) was drawn")
         }
+    }
+
+    /// The cascade (bf16, lines it is unsure of read again in fp32) reads the fixtures' lines
+    /// as fp32 alone does, the same lines found once for both.
+    @Test(.enabled(if: KernelChoice.current.kernels == .amx, "the AMX kernels do not run here (no AMX, or fp32 asked for)"))
+    func theCascadeReadsAsFP32() throws {
+        let exact = try NeuralReader.bundled(choice: KernelChoice.current.fp32)
+        let cascade = try NeuralReader.bundled(choice: KernelChoice.current.cascading)
+        var (read, again) = (0, 0)
+        for name in ["text/sans.png", "text/upright.jpg"] {
+            let raster = try ImageFile(contentsOf: Fixtures.path(name)).decodePage().raster
+            let found = try exact.detect(raster: raster, cancellation: CancellationFlag())
+            let wanted = try exact.read(lines: found, in: raster, cancellation: CancellationFlag())
+            let got = try cascade.read(lines: found, in: raster, cancellation: CancellationFlag())
+            #expect(got.map { $0?.text } == wanted.map { $0?.text }, "\(name)")
+            #expect(!found.isEmpty, "\(name)")
+            read += cascade.timings.linesRead
+            again += cascade.timings.linesReadAgain
+        }
+        // The fp32 recogniser is there and runs on a few lines, not on all.
+        #expect(again < read, "\(again) of \(read) lines read again")
     }
 }

@@ -13,11 +13,12 @@ import Testing
     /// (8.33, so the chunk's width is 400); the recogniser reads them widest first.
     let lines = [levelQuad(left: 100, top: 100, width: 300, height: 48), levelQuad(left: 100, top: 500, width: 400, height: 48)]
 
-    func reader(p180: Float = 0.05, script: [Int: (String, Float)], cancelAfter: Int? = nil,
-                policy: ReadingPolicy = .rapidOCR) -> NeuralReader {
+    func reader(p180: Float = 0.05, script: [Int: (String, Float)], recheck: [Int: (String, Float)]? = nil,
+                cancelAfter: Int? = nil, policy: ReadingPolicy = .rapidOCR) -> NeuralReader {
         let classifier = FixedNetwork(output: FeatureMap(channels: 1, height: 1, width: 2, values: [1 - p180, p180]))
         let detector = FixedNetwork(output: FeatureMap(channels: 1, height: 32, width: 32), cancelAfter: cancelAfter)
         return NeuralReader(detector: detector, recogniser: ScriptedRecogniser(texts: script.mapValues { ($0.0, $0.1) }),
+                            recheck: recheck.map { ScriptedRecogniser(texts: $0.mapValues { ($0.0, $0.1) }) },
                             classifier: classifier, characters: FakeRows.characters, policy: policy,
                             finding: GivenLines(quads: lines), cropping: RectifiedLines())
     }
@@ -69,5 +70,29 @@ import Testing
         #expect(throws: CancellationError.self) {
             try reader(script: [:], cancelAfter: 0).read(raster: page, cancellation: CancellationFlag())
         }
+    }
+
+    @Test func aLineReadWithTooSmallAGapIsReadAgainAndTheSecondReadingKept() throws {
+        // A letter at 0.9 leads the other four classes' 0.025 by 0.875; at 0.3 by 0.125, and
+        // the runner-up (the blank) would drop it.
+        var policy = ReadingPolicy()
+        policy.recheckGap = 0.5
+        let sure = reader(script: [400: (" ab", 0.9)], recheck: [400: (" cc", 0.9)], policy: policy)
+        #expect(try sure.read(raster: page, cancellation: CancellationFlag()).lines.map(\.text) == ["ab", "ab"])
+        #expect((sure.timings.linesRead, sure.timings.linesReadAgain) == (2, 0))
+        // Unsure, each line is read again; the exact reading is kept even where the quick one
+        // would have been dropped (confidence 0.3, under 0.5).
+        let unsure = reader(script: [400: (" ab", 0.3)], recheck: [400: (" ca", 0.9)], policy: policy)
+        #expect(try unsure.read(raster: page, cancellation: CancellationFlag()).lines.map(\.text) == ["ca", "ca"])
+        #expect((unsure.timings.linesRead, unsure.timings.linesReadAgain) == (2, 2))
+        // The threshold decides: letters at 0.6 lead by 0.5, which a threshold of 0.1 trusts.
+        policy.recheckGap = 0.1
+        let trusted = reader(script: [400: (" ab", 0.6)], recheck: [400: (" ca", 0.9)], policy: policy)
+        #expect(try trusted.read(raster: page, cancellation: CancellationFlag()).lines.map(\.text) == ["ab", "ab"])
+        #expect(trusted.timings.linesReadAgain == 0)
+        // Without an exact recogniser nothing is read again.
+        let alone = reader(script: [400: (" ab", 0.6)], policy: policy)
+        #expect(try alone.read(raster: page, cancellation: CancellationFlag()).lines.map(\.text) == ["ab", "ab"])
+        #expect((alone.timings.linesRead, alone.timings.linesReadAgain) == (2, 0))
     }
 }

@@ -33,6 +33,10 @@ public struct KernelChoice: Sendable, Equatable {
     /// map moves near the threshold between close words and joins boxes RapidOCR keeps apart
     /// (`bench/neural/README.md`, "bf16 on AMX").
     public var bf16Detector = false
+    /// Whether the recogniser reads in bf16 and reads again in fp32 each line it is unsure of
+    /// (`ReadingPolicy.readsAgain`), the classifier staying in fp32: where `kernels` is AMX,
+    /// by default (`cascadeByDefault`) or when asked (`GLOSS_NEURAL_KERNELS=cascade`).
+    public var cascade = false
 
     /// Whether AMX's bf16 product runs by default where the processor has it: no. It halves the
     /// recogniser's time but moves about 1 in 100 lines away from RapidOCR's reading (on
@@ -40,6 +44,11 @@ public struct KernelChoice: Sendable, Equatable {
     /// recogniser in bf16, 96.65% with the detector too; the bar was 0.5 points);
     /// `bench/neural/README.md`, "bf16 on AMX".
     static let bf16ByDefault = false
+
+    /// Whether the cascade (`cascade`) runs by default where the processor has AMX: yes. On 44
+    /// bench pages it reads every line as fp32 does, rereading 8 to 10% of them, in 0.69 to 0.71
+    /// of fp32's recogniser CPU time (`bench/neural/README.md`, "The cascade").
+    static let cascadeByDefault = true
 
     /// The flags the AMX product needs besides AVX-512's (`/proc/cpuinfo`'s names): the tiles,
     /// their bf16 product, and AVX512-BF16 for rounding the activations.
@@ -55,8 +64,9 @@ public struct KernelChoice: Sendable, Equatable {
     /// flags have them); `request` the value of `GLOSS_NEURAL_KERNELS`: `avx2` keeps the AVX-512
     /// build from running (to compare the two on one machine), `avx512` or `fp32` keeps the
     /// products in fp32, `bf16` (or `amx`) runs the recogniser's and classifier's products in
-    /// bf16 on AMX, `bf16-all` the detector's too; any other value, or none, runs the default
-    /// (`bf16ByDefault`). A request never runs what the processor lacks.
+    /// bf16 on AMX, `bf16-all` the detector's too, `cascade` the recogniser's checked by fp32
+    /// (`cascade`); any other value, or none, runs the default (`cascadeByDefault`,
+    /// `bf16ByDefault`). A request never runs what the processor lacks.
     public static func choose(flags: Set<String>?, tilesPermitted: Bool = false, request: String?) -> KernelChoice {
         guard let flags else { return KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2) }
         let runs = flags.contains("avx2") && flags.contains("fma")
@@ -65,14 +75,29 @@ public struct KernelChoice: Sendable, Equatable {
         let fastest: KernelSet = tiles ? .amx : wide ? .avx512 : .avx2
         let fastestFP32: KernelSet = wide ? .avx512 : .avx2
         let kernels: KernelSet
+        var cascade = false
         switch request {
         case "avx2": kernels = .avx2
         case "avx512", "fp32": kernels = fastestFP32
         case "amx", "bf16", "bf16-all": kernels = fastest
-        default: kernels = bf16ByDefault ? fastest : fastestFP32
+        case "cascade": (kernels, cascade) = (fastest, true)
+        default:
+            kernels = bf16ByDefault || cascadeByDefault ? fastest : fastestFP32
+            cascade = !bf16ByDefault && cascadeByDefault
         }
         let detector = kernels == .amx && request == "bf16-all"
-        return KernelChoice(runsNetworks: runs, fastest: fastest, kernels: kernels, bf16Detector: detector)
+        return KernelChoice(runsNetworks: runs, fastest: fastest, kernels: kernels, bf16Detector: detector,
+                            cascade: cascade && kernels == .amx)
+    }
+
+    /// This choice with every product in fp32 (the parity tests' networks).
+    public var fp32: KernelChoice {
+        KernelChoice(runsNetworks: runsNetworks, fastest: fastest, kernels: kernels == .amx ? .avx512 : kernels)
+    }
+
+    /// This choice with the recogniser's cascade where the processor has AMX (fp32 elsewhere).
+    public var cascading: KernelChoice {
+        fastest == .amx ? KernelChoice(runsNetworks: runsNetworks, fastest: fastest, kernels: .amx, cascade: true) : fp32
     }
 
     /// This process's choice, made the first time it is asked.

@@ -8,6 +8,10 @@ import GlossNeuralNetwork
 public struct ReadingTimings: Sendable, Equatable {
     public var detection: Duration = .zero
     public var recognition: Duration = .zero
+    /// The lines the recogniser read, and of them those read again by the exact recogniser
+    /// (`NeuralReader(recheck:)`, `ReadingPolicy.readsAgain`).
+    public var linesRead = 0
+    public var linesReadAgain = 0
 
     public init() {}
 }
@@ -38,6 +42,9 @@ public struct FoundLine: Sendable {
 public final class NeuralReader {
     private var detector: any NetworkRunning
     private var recogniser: any NetworkRunning
+    /// The exact recogniser that reads again a line `recogniser` (then a quick, rounder one)
+    /// read with too small a margin (`ReadingPolicy.readsAgain`); nil reads each line once.
+    private var recheck: (any NetworkRunning)?
     private var classifier: any NetworkRunning
     private var finding: any LineFinding
     private let cropping: any LineCropping
@@ -50,12 +57,13 @@ public final class NeuralReader {
     /// What the last page's reading cost.
     public private(set) var timings = ReadingTimings()
 
-    public init(detector: any NetworkRunning, recogniser: any NetworkRunning, classifier: any NetworkRunning,
-                characters: [String], policy: ReadingPolicy = ReadingPolicy(),
+    public init(detector: any NetworkRunning, recogniser: any NetworkRunning, recheck: (any NetworkRunning)? = nil,
+                classifier: any NetworkRunning, characters: [String], policy: ReadingPolicy = ReadingPolicy(),
                 finding: any LineFinding = DetectedLines(), cropping: any LineCropping = RectifiedLines(),
                 layout: LayoutPolicy = LayoutPolicy()) {
         self.detector = detector
         self.recogniser = recogniser
+        self.recheck = recheck
         self.classifier = classifier
         self.decoder = CTCDecoder(characters: characters)
         self.policy = policy
@@ -111,6 +119,8 @@ public final class NeuralReader {
         let isCancelled = { cancellation.isRaised }
         let started = ContinuousClock.now
         defer { timings.recognition += ContinuousClock.now - started }
+        timings.linesRead = 0
+        timings.linesReadAgain = 0
         let crops = found.map(\.crop)
         var lines = [TextLine?](repeating: nil, count: crops.count)
         for chunk in RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }, widths: policy.lineWidths) {
@@ -119,11 +129,12 @@ public final class NeuralReader {
                 let crop = crops[index]
                 let resized = RecognizerInput.resizedWidth(of: (crop.raster.width, crop.raster.height), limit: chunk.width)
                 RecognizerInput.fill(&lineInput, with: crop.raster, resizedWidth: resized, width: chunk.paddedWidth)
-                let output = try cancellable { () throws -> FeatureMap in try recogniser.run(lineInput, isCancelled: isCancelled) }
-                guard output.width == decoder.classCount else {
-                    throw NetworkError.badInput("the recogniser gave \(output.width) classes for \(decoder.classCount) characters")
+                var decoded = try recognise(with: &recogniser, isCancelled: isCancelled)
+                timings.linesRead += 1
+                if recheck != nil, policy.readsAgain(decoded) {
+                    decoded = try recognise(with: &recheck!, isCancelled: isCancelled)
+                    timings.linesReadAgain += 1
                 }
-                let decoded = decoder.decode(output.values, steps: output.height)
                 // RapidOCR's filters: a line of no text, or scored under `text_score`.
                 guard !decoded.text.allSatisfy(\.isWhitespace), decoded.confidence >= policy.minimumLineConfidence else { continue }
                 let placement = LinePlacement(corners: crop.corners, resizedWidth: resized)
@@ -131,6 +142,15 @@ public final class NeuralReader {
             }
         }
         return lines
+    }
+
+    /// `lineInput` read by `network` and decoded.
+    private func recognise(with network: inout any NetworkRunning, isCancelled: () -> Bool) throws -> DecodedLine {
+        let output = try cancellable { () throws -> FeatureMap in try network.run(lineInput, isCancelled: isCancelled) }
+        guard output.width == decoder.classCount else {
+            throw NetworkError.badInput("the recogniser gave \(output.width) classes for \(decoder.classCount) characters")
+        }
+        return decoder.decode(output.values, steps: output.height)
     }
 
     /// `body`, with a network's cancellation as Swift's.
