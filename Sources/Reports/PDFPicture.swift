@@ -9,6 +9,8 @@ public struct PDFPicture: Sendable {
         case jpeg(bytes: [UInt8], header: JPEGHeader, orientation: Orientation)
         /// Upright 8-bit grey or RGB pixels, rows packed without padding.
         case pixels(width: Int, height: Int, channels: Int, pixels: [UInt8])
+        /// An image stream ready to embed: a PNG file's own compressed rows.
+        case stream(PDFImageStream)
     }
 
     let content: Content
@@ -29,6 +31,20 @@ public struct PDFPicture: Sendable {
     }
 
     private init(content: Content) { self.content = content }
+
+    /// A PNG file's own compressed rows embedded as they are (`/FlateDecode` with PNG
+    /// predictors, as img2pdf embeds them), unless `pixels` compressed by Gloss are smaller (a
+    /// two-tone page stored as 8-bit grey): no second encoding, and the file's own size. Nil,
+    /// so the pixels are embedded,
+    /// for a PNG a PDF cannot take as it is: other than 8-bit grey or RGB, interlaced, or with
+    /// transparency (`tRNS`, or an alpha channel).
+    public static func png(_ bytes: [UInt8], pixels: PDFPicture) -> PDFPicture? {
+        guard let png = PNGRows(bytes), case .pixels(let width, let height, let channels, _) = pixels.content,
+              png.width == width, png.height == height, png.channels == channels else { return nil }
+        let own = PDFImageStream(width: width, height: height, channels: channels, predictedAndDeflated: png.compressed)
+        let ours = PDFImageStream(pixels)
+        return PDFPicture(content: .stream(own.data.count <= ours.data.count ? own : ours))
+    }
 
     /// The stored size of a JPEG (before its orientation), as its frame header states it.
     public var jpegSize: PixelSize? {
@@ -83,10 +99,59 @@ struct JPEGHeader: Sendable {
     }
 }
 
+/// What a PDF needs of a PNG file to embed its compressed rows as they are: its size and
+/// channels, and its `IDAT` chunks joined, a zlib stream of rows behind PNG filters, which is
+/// `/FlateDecode` with `/Predictor 15` (ISO 32000-1, 7.4.4.4). Nil for anything else than an
+/// 8-bit grey or RGB picture, not interlaced and without `tRNS`; the chunks' CRCs are libpng's
+/// to check, which decoded the same file.
+struct PNGRows {
+    var width: Int
+    var height: Int
+    var channels: Int
+    var compressed: [UInt8] = []
+
+    init?(_ bytes: [UInt8]) {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard bytes.count > 33, bytes.starts(with: signature) else { return nil }
+        func number(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        func type(_ at: Int) -> String { String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self) }
+        // IHDR first: width, height, bit depth, colour type, compression, filter, interlace.
+        guard type(8) == "IHDR", number(8) == 13 else { return nil }
+        (width, height) = (number(16), number(20))
+        let (depth, colour, interlace) = (bytes[24], bytes[25], bytes[28])
+        guard width > 0, height > 0, depth == 8, colour == 0 || colour == 2, bytes[26] == 0, bytes[27] == 0, interlace == 0
+        else { return nil }
+        channels = colour == 0 ? 1 : 3
+        var at = 33
+        while at + 12 <= bytes.count {
+            let length = number(at)
+            guard length <= bytes.count - at - 12 else { return nil }
+            switch type(at) {
+            case "IDAT": compressed += bytes[(at + 8)..<(at + 8 + length)]
+            case "tRNS": return nil
+            case "IEND":
+                if compressed.isEmpty { return nil }
+                return
+            default: break
+            }
+            at += 12 + length
+        }
+        return nil
+    }
+}
+
 /// A picture's image XObject: its dictionary entries (all but `/Length`) and its stream.
-struct PDFImageStream {
+struct PDFImageStream: Sendable {
     var dictionary: String
     var data: [UInt8]
+
+    /// Rows behind PNG filters, deflated: a PNG's `IDAT`, or `predicted`'s output.
+    init(width: Int, height: Int, channels: Int, predictedAndDeflated data: [UInt8]) {
+        dictionary = "/Type /XObject /Subtype /Image /Width \(width) /Height \(height)"
+            + " /ColorSpace \(channels == 1 ? "/DeviceGray" : "/DeviceRGB") /BitsPerComponent 8 /Filter /FlateDecode"
+            + " /DecodeParms << /Predictor 15 /Colors \(channels) /BitsPerComponent 8 /Columns \(width) >>"
+        self.data = data
+    }
 
     init(_ picture: PDFPicture) {
         switch picture.content {
@@ -104,11 +169,12 @@ struct PDFImageStream {
                     + " /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /FlateDecode"
                 data = Deflater.compress(bits)
             } else {
-                dictionary = "/Type /XObject /Subtype /Image /Width \(width) /Height \(height)"
-                    + " /ColorSpace \(channels == 1 ? "/DeviceGray" : "/DeviceRGB") /BitsPerComponent 8 /Filter /FlateDecode"
-                    + " /DecodeParms << /Predictor 15 /Colors \(channels) /BitsPerComponent 8 /Columns \(width) >>"
-                data = Self.predicted(pixels, width: width, height: height, channels: channels)
+                let stream = PDFImageStream(width: width, height: height, channels: channels,
+                                            predictedAndDeflated: Self.predicted(pixels, width: width, height: height, channels: channels))
+                (dictionary, data) = (stream.dictionary, stream.data)
             }
+        case .stream(let stream):
+            (dictionary, data) = (stream.dictionary, stream.data)
         }
     }
 

@@ -22,6 +22,7 @@ struct PDFCommandTests {
         try everyLineReadsWholeAsAViewerGroupsIt(batch)
         try jpegsAreEmbeddedAsTheyAre(batch)
         try aJPEGWithExifOrientationIsShownUpright(batch)
+        try aPNGIsEmbeddedAsItsPixels(batch)
     }
 
     final class Batch {
@@ -159,6 +160,16 @@ struct PDFCommandTests {
         guard page.width == upright.width, page.height == upright.height else { return }
         let difference = zip(page.pixels, upright.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
         #expect(Double(difference) / Double(page.pixels.count) < 8, "mean difference per pixel")
+    }
+
+    /// `sans.png`'s page, its compressed rows embedded as the file holds them: the image
+    /// poppler takes out of the PDF is the file's pixels, every one.
+    func aPNGIsEmbeddedAsItsPixels(_ batch: Batch) throws {
+        let pdf = batch.scratch.path + "/" + (try batch.documents()[1].pdf)
+        #expect(try Tool.run("pdfimages", ["-png", pdf, batch.scratch.path + "/png"]).isEmpty)
+        let embedded = try ImageFile(contentsOf: batch.scratch.path + "/png-000.png").decodePage().raster
+        let original = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        #expect(embedded.size == original.size && embedded.pixels == original.pixels, "\(embedded.size)")
     }
 
     // MARK: Helpers

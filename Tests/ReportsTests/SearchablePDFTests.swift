@@ -1,6 +1,7 @@
 import Foundation
 import GlossContract
 import GlossGeometry
+import GlossImaging
 @testable import GlossReports
 import GlossTestSupport
 import Testing
@@ -88,6 +89,35 @@ struct SearchablePDFTests {
         #expect(TextLayer.string(Array("f(x)\\y".utf8).map(Int.init)) == #"(f\(x\)\\y)"#)
         #expect(TextLayer.string([0x53, 0x74, 0x72, 0x61, 0x80, 0x65, 0x20]) == #"(Stra\200e )"#, "Straße, ß given 128")
         #expect(TextLayer.string([0x01, 0x80, 0xFF]) == "<0180FF>", "hex where octal would be longer")
+    }
+
+    /// A PNG's own compressed rows go into the PDF as the file holds them, with the predictor
+    /// parameters that undo its filters, unless Gloss's are smaller (`serif.png`'s are).
+    @Test(arguments: [("text/sans.png", true), ("text/serif.png", false)])
+    func aPNGsRowsAreEmbeddedAsTheFileHoldsThem(fixture: String, itsOwn: Bool) throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(fixture))))
+        let raster = try ImageFile(contentsOf: Fixtures.path(fixture)).decodePage().raster
+        let pixels = PDFPicture(width: raster.width, height: raster.height, channels: raster.channels, pixels: raster.pixels)
+        let rows = try #require(PNGRows(bytes))
+        #expect(rows.width == raster.width && rows.height == raster.height && rows.channels == raster.channels)
+        let stream = PDFImageStream(try #require(PDFPicture.png(bytes, pixels: pixels)))
+        let ours = PDFImageStream(pixels).data
+        #expect(stream.data == (itsOwn ? rows.compressed : ours))
+        #expect((rows.compressed.count <= ours.count) == itsOwn, "\(rows.compressed.count) bytes against \(ours.count)")
+        #expect(stream.dictionary.contains("/Predictor 15 /Colors \(raster.channels) /BitsPerComponent 8 /Columns \(raster.width)"))
+    }
+
+    @Test func aPNGAPDFCannotTakeAsItIsIsRefused() throws {
+        for fixture in ["odd/grey-alpha.png", "odd/palette.png", "odd/sixteen-bit.png", "bad/truncated.png", "bad/truncated-after-header.png"] {
+            #expect(PNGRows(Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(fixture))))) == nil, "\(fixture)")
+        }
+        let sans = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("text/sans.png"))))
+        #expect(PNGRows(sans) != nil)
+        var interlaced = sans
+        interlaced[28] = 1
+        #expect(PNGRows(interlaced) == nil, "interlaced")
+        let transparency: [UInt8] = [0, 0, 0, 2, 0x74, 0x52, 0x4E, 0x53, 0, 0, 0, 0, 0, 0]
+        #expect(PNGRows(Array(sans[..<33]) + transparency + Array(sans[33...])) == nil, "tRNS")
     }
 
     @Test func bitonalPagesAreOneBitAndGreyOnesPredicted() throws {

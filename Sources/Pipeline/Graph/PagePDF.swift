@@ -38,9 +38,10 @@ enum PagePDF: Sendable {
 
 extension SearchablePDFPage {
     /// The page as its PDF shows it. A JPEG is embedded as the file on disk holds it, read
-    /// again from its path (no second loss, and the file's own size); anything else, or a JPEG
-    /// that cannot be read again (a URL, a file changed meanwhile, a kind of JPEG PDF readers
-    /// do not decode), as the decoded upright pixels, compressed losslessly.
+    /// again from its path (no second loss, and the file's own size), and so is a PNG's
+    /// compressed rows where they are smaller than Gloss's; anything else, or a file that
+    /// cannot be read again (a URL, a file changed meanwhile, a kind PDF readers do not
+    /// decode), as the decoded upright pixels, compressed losslessly.
     init(_ report: PageReport, source: PagePDF.PageSource?) {
         guard let source, report.status == .ok else {
             self.init(report: report, picture: nil, resolution: nil)
@@ -57,6 +58,11 @@ extension SearchablePDFPage {
            let jpeg = PDFPicture.jpeg(Array(bytes), orientation: source.decoded.orientation),
            jpeg.jpegSize == source.storedSize {
             picture = jpeg
+        }
+        if source.format == .png, source.decoded.orientation == .up, !RemoteFetcher.isRemote(report.source),
+           let bytes = FileManager.default.contents(atPath: report.source),
+           let png = PDFPicture.png(Array(bytes), pixels: pixels) {
+            picture = png
         }
         // A PDF page is drawn at the resolution stated: its size comes back exactly. The pixels
         // stay beside a JPEG for a standard that cannot hold it as it is (CMYK under PDF/A).
