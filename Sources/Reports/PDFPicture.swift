@@ -35,9 +35,8 @@ public struct PDFPicture: Sendable {
     /// A PNG file's own compressed rows embedded as they are (`/FlateDecode` with PNG
     /// predictors, as img2pdf embeds them), unless `pixels` compressed by Gloss are smaller (a
     /// two-tone page stored as 8-bit grey): no second encoding, and the file's own size. Nil,
-    /// so the pixels are embedded,
-    /// for a PNG a PDF cannot take as it is: other than 8-bit grey or RGB, interlaced, or with
-    /// transparency (`tRNS`, or an alpha channel).
+    /// so the pixels are embedded, for a PNG a PDF cannot take as it is: other than 8-bit grey
+    /// or RGB, interlaced, or with transparency (`tRNS`, or an alpha channel).
     public static func png(_ bytes: [UInt8], pixels: PDFPicture) -> PDFPicture? {
         guard let png = PNGRows(bytes), case .pixels(let width, let height, let channels, _) = pixels.content,
               png.width == width, png.height == height, png.channels == channels else { return nil }

@@ -274,10 +274,12 @@ struct CharacterCodes {
 
     static func isPrintableASCII(_ value: Int) -> Bool { (0x20..<0x7F).contains(value) }
 
-    /// The codes a font gives to characters other than printable ASCII, in order.
-    static func freeCodes(font: Int) -> [Int] {
-        font == 0 ? (0..<256).filter { !isPrintableASCII($0) } : Array(0..<256)
-    }
+    /// The codes the first font gives to characters other than printable ASCII, in order, and
+    /// those of every further font.
+    static let firstFontFreeCodes = (0..<256).filter { !isPrintableASCII($0) }
+    static let laterFontCodes = Array(0..<256)
+
+    static func freeCodes(font: Int) -> [Int] { font == 0 ? firstFontFreeCodes : laterFontCodes }
 
     mutating func code(for character: Unicode.Scalar) -> (font: Int, code: Int) {
         if let known = codes[character] { return known }
