@@ -7,8 +7,9 @@ import GlossPreparation
 // measure (the page in grey, flattened when `PixelRecipe` chooses to, as `--text fast` reads
 // it as it came), the preparer's (the grey copy reduced to about 150 ppi, in page pixels),
 // and the page in grey's (the reading plan's `PageSignals`, which sizes the neural detector's
-// input), with the scale `TextScale` then decides and the measure's time. One line a page:
-//   NAME <TAB> XHEIGHT <TAB> LETTERS <TAB> FACTOR <TAB> PREPARER-XHEIGHT <TAB> GREY-XHEIGHT <TAB> MS
+// input), with the scale `TextScale` then decides and the measure's time, and Leptonica's
+// signal of the text's direction (`InkPage.textDirection`). One line a page:
+//   NAME <TAB> XHEIGHT <TAB> LETTERS <TAB> FACTOR <TAB> PREPARER-XHEIGHT <TAB> GREY-XHEIGHT <TAB> MS <TAB> UP <TAB> SIDEWAYS <TAB> TURN
 //
 //   LetterBench IMAGE...
 
@@ -39,7 +40,11 @@ for path in arguments {
         : grey.resampled(width: max(1, grey.width / reduction), height: max(1, grey.height / reduction), grey: true)
     let unflattened = LetterSize(of: grey).map { String($0.xHeight) } ?? "-"
     let preparer = LetterSize(of: working).map { String($0.xHeight * reduction) } ?? "-"
+    // Leptonica's reading of the text's direction on the working copy, as the preparer takes it
+    // (`PagePreparer.certainlyUpright`; a page of small letters is read enlarged there, not here).
+    let direction = InkPage(grey: working)?.textDirection(certainlyUpright: 22)
+    let signal = direction.map { String(format: "%.2f\t%.2f\t%d", $0.upConfidence, $0.sidewaysConfidence, $0.suggestedRotation) } ?? "-\t-\t-"
     let ms = Double(time.components.attoseconds) / 1e15 + Double(time.components.seconds) * 1e3
     print("\((path as NSString).lastPathComponent)\t\(letters.map { String($0.xHeight) } ?? "-")\t\(letters?.letters ?? 0)\t"
-          + "\(String(format: "%.3f", scale.factor))\t\(preparer)\t\(unflattened)\t\(String(format: "%.0f", ms))")
+          + "\(String(format: "%.3f", scale.factor))\t\(preparer)\t\(unflattened)\t\(String(format: "%.0f", ms))\t\(signal)")
 }
