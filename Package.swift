@@ -203,6 +203,10 @@ let package = Package(
             path: "bench/neural/RecogniserBench", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "LetterBench", dependencies: ["GlossPreparation", "GlossImaging", "GlossGeometry"],
+            path: "bench/reading/LetterBench", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "IndexBench", dependencies: ["GlossIndex", "GlossContract", "GlossGeometry"],
             path: "bench/index/IndexBench", swiftSettings: swiftSettings
         ),

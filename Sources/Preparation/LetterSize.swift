@@ -59,13 +59,17 @@ public struct LetterSize: Sendable, Equatable {
 }
 
 extension LetterSize {
-    /// Which marks are letters of a line of text: each has a neighbour of about its height
-    /// beside it, sitting on the same line, and none stacked closely above or below it.
+    /// Which marks are letters of a line of text: each sits in a row of at least
+    /// `fewestInARow` marks of about its height, side by side on one line, and none has a mark
+    /// of its height stacked closely above or below it.
     ///
     /// The dots of a halftone shading or a dithered picture have neighbours as close above and
     /// below as beside, where the letters of consecutive lines are a line's gap apart. Without
     /// this a shaded table's thousands of dots outvote its text (a Scribe table read its dots'
-    /// 4 px as the x-height).
+    /// 4 px as the x-height). The fibres of a grey card a receipt was photographed on are
+    /// sparser: two of them fall side by side by chance, but seldom a row of three, where a
+    /// line of letters makes one of every word (`receipt-dm`: the card's 5 px outvoted the
+    /// receipt's 20 px letters, and the page was enlarged twice over to read its texture).
     static func letters(among marks: [Marks.Box]) -> [Bool] {
         let cell = 16
         var grid: [Int: [Int32]] = [:]
@@ -75,30 +79,56 @@ extension LetterSize {
                 for column in (mark.minX / cell)...(mark.maxX / cell) { grid[key(column, row), default: []].append(Int32(index)) }
             }
         }
-        /// Marks whose boxes meet the rectangle, other than `mark` itself.
-        func any(near index: Int, x0: Int, y0: Int, x1: Int, y1: Int, _ body: (Marks.Box) -> Bool) -> Bool {
+        /// Calls `body` with the index of each mark whose box meets the rectangle, other than
+        /// `index` itself, until it returns true; whether one did.
+        func any(near index: Int, x0: Int, y0: Int, x1: Int, y1: Int, _ body: (Int) -> Bool) -> Bool {
             for row in (max(0, y0) / cell)...(max(0, y1) / cell) {
                 for column in (max(0, x0) / cell)...(max(0, x1) / cell) {
                     for other in grid[key(column, row)] ?? [] where Int(other) != index {
                         let box = marks[Int(other)]
-                        if box.minX <= x1, box.maxX >= x0, box.minY <= y1, box.maxY >= y0, body(box) { return true }
+                        if box.minX <= x1, box.maxX >= x0, box.minY <= y1, box.maxY >= y0, body(Int(other)) { return true }
                     }
                 }
             }
             return false
         }
-        return marks.indices.map { index in
+        func similar(_ other: Marks.Box, _ h: Int) -> Bool { other.height * 2 >= h && other.height <= h * 2 }
+        let alone = marks.indices.map { index in
             let mark = marks[index], h = mark.height
-            func similar(_ other: Marks.Box) -> Bool { other.height * 2 >= h && other.height <= h * 2 }
-            let stacked = any(near: index, x0: mark.minX, y0: mark.minY - h / 2 - 1, x1: mark.maxX, y1: mark.maxY + h / 2 + 1) { other in
-                similar(other) && (other.maxY < mark.minY || other.minY > mark.maxY)
-            }
-            guard !stacked else { return false }
-            return any(near: index, x0: mark.minX - h, y0: mark.minY, x1: mark.maxX + h, y1: mark.maxY) { other in
-                similar(other) && abs(other.maxY - mark.maxY) * 3 <= h && (other.maxX < mark.minX || other.minX > mark.maxX)
+            return !any(near: index, x0: mark.minX, y0: mark.minY - h / 2 - 1, x1: mark.maxX, y1: mark.maxY + h / 2 + 1) { other in
+                let box = marks[other]
+                return similar(box, h) && (box.maxY < mark.minY || box.minY > mark.maxY)
             }
         }
+        // Rows: each mark joined to the marks of its height beside it on its line.
+        var parent = Array(marks.indices)
+        func root(_ index: Int) -> Int {
+            var index = index
+            while parent[index] != index {
+                parent[index] = parent[parent[index]]
+                index = parent[index]
+            }
+            return index
+        }
+        for index in marks.indices where alone[index] {
+            let mark = marks[index], h = mark.height
+            _ = any(near: index, x0: mark.minX - h, y0: mark.minY, x1: mark.maxX + h, y1: mark.maxY) { other in
+                let box = marks[other]
+                if alone[other], similar(box, h), abs(box.maxY - mark.maxY) * 3 <= h, box.maxX < mark.minX || box.minX > mark.maxX {
+                    let (a, b) = (root(index), root(other))
+                    if a != b { parent[a] = b }
+                }
+                return false
+            }
+        }
+        var rowSizes = [Int](repeating: 0, count: marks.count)
+        for index in marks.indices where alone[index] { rowSizes[root(index)] += 1 }
+        return marks.indices.map { alone[$0] && rowSizes[root($0)] >= fewestInARow }
     }
+
+    /// A row of fewer marks than this is not taken for letters: pairs fall together by chance in
+    /// a texture, rows of three seldom.
+    public static let fewestInARow = 3
 }
 
 /// The bounding boxes of the connected marks of ink (8-connected), found run by run: each

@@ -69,6 +69,32 @@ import Testing
         let size = try #require(LetterSize(of: lines))
         #expect((14...16).contains(size.xHeight), "x-height \(size.xHeight)")
     }
+
+    /// A receipt photographed on grey card: beside the text lies a texture of fibres, 5 px
+    /// marks that fall two side by side here and there, never in a row of three. Here 400 rows
+    /// of such pairs, many times as many marks as the lines have letters: the letters are
+    /// measured, not the fibres.
+    @Test func aTextureOfMarksInPairsDoesNotOutvoteTheText() throws {
+        let lines = rows(try page("text/sans.png"), from: 360, to: 528)
+        let width = lines.width, height = lines.height + 400
+        var pixels = lines.pixels + [UInt8](repeating: 255, count: width * 400)
+        /// A fibre: a stroke two pixels thick, 3 wide and 5 tall, its foot at `bottom`.
+        func fibre(x: Int, bottom: Int) {
+            for dy in 0..<5 { for dx in 0..<2 { pixels[(bottom - dy) * width + x + dx + (dy >= 3 ? 1 : 0)] = 0 } }
+        }
+        var pairs = 0
+        for bottom in stride(from: lines.height + 10, to: height - 2, by: 12) {
+            for x in stride(from: (bottom / 12 % 3) * 5, to: width - 12, by: 24) {
+                fibre(x: x, bottom: bottom)
+                fibre(x: x + 6, bottom: bottom)
+                pairs += 1
+            }
+        }
+        let textured = Raster(width: width, height: height, layout: .gray, pixels: pixels)
+        let size = try #require(LetterSize(of: textured))
+        #expect(pairs * 2 > 10 * size.letters)
+        #expect((14...16).contains(size.xHeight), "x-height \(size.xHeight)")
+    }
 }
 
 @Suite struct TextScaleTests {

@@ -59,13 +59,14 @@ struct DroppedText {
     static let leastTrustedShare = 0.5
 
     /// The regions of `text`'s page worth reading again, found on `small`, the page's grey
-    /// working copy (`InkCoverage.workingCopy`), largest first.
-    static func regions(in small: Raster, text: RecognizedText) -> [Region] {
+    /// working copy (`InkCoverage.workingCopy`), largest first. `ink` is `small`'s ink
+    /// (`InkCoverage.ink(in:)`), when the caller measured it already.
+    static func regions(in small: Raster, text: RecognizedText, ink measured: [UInt8]? = nil) -> [Region] {
         let (width, height) = (small.width, small.height)
         let words = text.words
         let trustedWords = words.filter { $0.confidence >= trustedConfidence }
         guard width > 8, height > 8, Double(trustedWords.count) >= leastTrustedShare * Double(words.count) else { return [] }
-        let ink = InkCoverage.ink(in: small)
+        let ink = measured?.count == width * height ? measured! : InkCoverage.ink(in: small)
         var uncovered = ink
         for word in trustedWords {
             let box = InkCoverage.pixelBox(of: word.box, width: width, height: height)

@@ -12,13 +12,13 @@ extension DroppedText {
     }
 
     /// Finds the regions of `text`'s page no trusted word covers on `small` (the page's grey
-    /// working copy), reads each from `page` (the copy Tesseract read) with `engine`, and
-    /// merges what they hold into `text`.
+    /// working copy, whose ink is `ink` when measured already), reads each from `page` (the
+    /// copy Tesseract read) with `engine`, and merges what they hold into `text`.
     static func reread(
-        _ text: RecognizedText, page: Raster, small: Raster, engine: TextRecognizer, resolution: Int?,
+        _ text: RecognizedText, page: Raster, small: Raster, ink: [UInt8]? = nil, engine: TextRecognizer, resolution: Int?,
         cancellation: CancellationFlag
     ) throws -> Outcome {
-        let found = regions(in: small, text: text)
+        let found = regions(in: small, text: text, ink: ink)
         guard !found.isEmpty else { return Outcome(text: text, regionsReread: 0, wordsAdded: 0) }
         let readings = try found.map { region in
             try engine.recognize(PixelRect(region.box, in: page.size), of: page, layout: region.layout,

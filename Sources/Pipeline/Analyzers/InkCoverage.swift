@@ -58,7 +58,8 @@ public struct InkCoverage: Sendable, Equatable {
     }
 
     /// Measures `page` (grey or colour, any size) against the boxes of the words read on it.
-    public init(page: Raster, words: [NormalizedRect]) {
+    /// `ink` is the ink of `page`'s working copy (`ink(in:)`), when the caller measured it already.
+    public init(page: Raster, words: [NormalizedRect], ink measured: [UInt8]? = nil) {
         let grey = Self.workingCopy(of: page)
         size = grey.size
         let (width, height) = (grey.width, grey.height)
@@ -66,7 +67,7 @@ public struct InkCoverage: Sendable, Equatable {
             (inkPixels, uncoveredPixels, textPixels, textRegions) = (0, 0, 0, [])
             return
         }
-        let allInk = Self.ink(in: grey)
+        let allInk = measured?.count == width * height ? measured! : Self.ink(in: grey)
         var ink = allInk
         let inkCount = ink.reduce(0) { $0 + Int($1) }
         inkPixels = inkCount

@@ -226,9 +226,11 @@ struct TextAnalyzer: Analyzer {
             }
             preparation?.timings.record("compare", ContinuousClock.now - started)
         }
+        // The ink of the small copy serves the dropped text's search and the coverage both.
+        let ink = InkCoverage.ink(in: small)
         if let page, var record = preparation {
             let start = ContinuousClock.now
-            let reread = try DroppedText.reread(text, page: page, small: small, engine: engine,
+            let reread = try DroppedText.reread(text, page: page, small: small, ink: ink, engine: engine,
                                                 resolution: resolution, cancellation: cancellation)
             text = reread.text
             record.regionsReread = reread.regionsReread
@@ -236,7 +238,7 @@ struct TextAnalyzer: Analyzer {
             record.timings.record("reread", ContinuousClock.now - start)
             preparation = record
         }
-        let coverage = InkCoverage(page: small, words: text.words.map(\.box))
+        let coverage = InkCoverage(page: small, words: text.words.map(\.box), ink: ink)
         return PageFindings(text: text, review: coverage.review, preparation: preparation)
     }
 }

@@ -32,16 +32,20 @@ struct PageFiles {
             outputs["thumbnail"] = "pages/" + thumbnail
         }
         let linked = Self.outputLinks(id: id, formats: settings.formats, pdf: pdf).merging(documents.mapValues { "../" + PageLinks.url(ofRelativePath: $0) }) { own, _ in own }
-        // The page view sends corrections against the version of the JSON written beside it (a
-        // page that was not read takes none).
-        let correction = settings.formats.isSuperset(of: [.json, .html]) && report.status == .ok
-            ? PageLinks.Correction(page: id, version: Corrections.version(ofPageJSON: try JSONOutput.encode(report))) : nil
+        // The page's JSON is encoded once: it is written, and the page view sends corrections
+        // against its version (a page that was not read takes none).
+        let json = settings.formats.contains(.json) ? try JSONOutput.encode(report) : nil
+        let correction = json.flatMap { json in
+            settings.formats.contains(.html) && report.status == .ok
+                ? PageLinks.Correction(page: id, version: Corrections.version(ofPageJSON: json)) : nil
+        }
         let links = PageLinks(imagePath: imageName, outputs: linked,
                               original: PageLinks.link(to: report.source, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath),
                               correction: correction)
-        let files = try renderPage(report, formats: settings.formats, context: settings.reportContext, links: links,
-                                   resolution: resolution)
+        var files = try renderPage(report, formats: settings.formats.subtracting([.json]), context: settings.reportContext,
+                                   links: links, resolution: resolution)
+        if let json { files.append(RenderedFile(format: .json, bytes: json)) }
         for file in files {
             let name = id + "." + file.fileExtension
             try AtomicFile.write(file.bytes, to: layout.pagesFolder + "/" + name)

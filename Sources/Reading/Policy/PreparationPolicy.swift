@@ -11,8 +11,10 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// read as it came too (`compare`) only when its way up is in doubt, and no re-reading in
     /// `accurate`. 3: not when the detectors were sure of its way up (`comparesSurePages`);
     /// in `fast`, Tesseract's orientation detector is asked only when the first reading leaves
-    /// the way up in doubt (`defersOrientation`).
-    public var version = 3
+    /// the way up in doubt (`defersOrientation`). 4: the letters are measured in rows of three
+    /// or more (`LetterSize.fewestInARow`), so a texture of marks in pairs no longer enlarges a
+    /// page.
+    public var version = 4
 
     /// The modes in which a page whose way up Leptonica's cheap signal leaves unclear is read as
     /// it came first, and Tesseract's orientation detector (0.2 to 0.9 s an A4 page, as much as
