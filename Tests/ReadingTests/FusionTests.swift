@@ -54,6 +54,39 @@ import Testing
         }
     }
 
+    /// A page Tesseract read surely, every line of it, with no text-like ink left without
+    /// words, stands as read: the detector never runs. An unsure line, too few lines, ink
+    /// without words or a doubted way up each send it to the detector, and the page is still
+    /// read once.
+    @Test func aSurePageStandsWithoutTheDetector() throws {
+        func read(lines count: Int, confidence: Double = 96, uncovered: Double = 0, doubted: Bool = false)
+            throws -> (PlannedReading, FakePage, FakeLines) {
+            var page = FakePage((0..<count).map { row in
+                Page.line([Page.word("Line", row: row, from: 0.1, to: 0.3, confidence: row == 1 ? confidence : 96),
+                           Page.word("\(row)", row: row, from: 0.4, to: 0.5, confidence: 97)])
+            })
+            page.uncovered = uncovered
+            var lines = FakeLines(lines: (0..<count).map { LineSignals(box: Page.row($0)) }, readings: [:])
+            var signals = Page.signals
+            signals.wayUpInDoubt = doubted
+            let reading = try PlanExecution.read(signals: signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                                 cancellation: cancellation)
+            return (reading, page, lines)
+        }
+        let (sure, page, lines) = try read(lines: 4)
+        #expect(sure.rules == [.surePage] && sure.plan.lines == nil && !sure.detected)
+        #expect(sure.text == page.text && page.reads == 1 && page.settled == [false])
+        #expect(lines.detections == 0 && lines.asked.isEmpty)
+
+        let edge = try read(lines: policy.surePageLines, uncovered: policy.surePageText)
+        #expect(edge.0.rules == [.surePage], "at the thresholds")
+        for (reading, page, lines) in [try read(lines: 4, confidence: 60), try read(lines: policy.surePageLines - 1),
+                                       try read(lines: 4, uncovered: policy.surePageText + 0.01), try read(lines: 4, doubted: true)] {
+            #expect(!reading.rules.contains(.surePage) && reading.rules.first == .fuseLines && reading.detected)
+            #expect(lines.detections == 1 && page.reads == 1)
+        }
+    }
+
     @Test func anUnsureLineKeepsTesseractsReadingWhenTheNeuralOneIsLessSure() throws {
         var (page, lines) = threeRows(neuralOnUnsure: 40)
         let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,

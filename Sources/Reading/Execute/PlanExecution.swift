@@ -16,10 +16,13 @@ public struct PlannedReading: Sendable, Equatable {
     /// Of the lines both readers read, the share of characters on which they differ; nil
     /// when no line was read by both.
     public var disagreement: Double? = nil
+    /// Whether the detector ran on the page (not for `fast`, nor for a `sure-page`).
+    public var detected = false
 }
 
-/// The one loop that runs a plan: the signals completed (the detector's lines, when the mode
-/// asks for them), the plan made, the page read, and each detected line fused as the plan says.
+/// The one loop that runs a plan: the page read first where the plan allows, and left alone if
+/// its reading is sure; else the signals completed (the detector's lines, when the mode asks
+/// for them), the plan made, the page read, and each detected line fused as the plan says.
 /// The readers are behind protocols, so the decisions are tested with fakes.
 public enum PlanExecution {
     public static func read(
@@ -27,11 +30,20 @@ public enum PlanExecution {
         page: inout some PageTextReader, lines: inout some LineDetecting & LineTextReading, cancellation: CancellationFlag
     ) throws -> PlannedReading {
         var signals = signals
+        var readFirst: RecognizedText?
+        if ReadingPlan.readsPageFirst(signals: signals, mode: mode) {
+            let text = try page.readPage(wayUpSettled: false, cancellation: cancellation)
+            let evidence = PageEvidence(text: text, scale: policy.scale(of: .tesseract), uncoveredText: page.uncoveredText(of: text))
+            if let plan = ReadingPlan.standing(evidence, policy: policy) {
+                return PlannedReading(text: text, plan: plan, actions: [], rules: plan.rules)
+            }
+            readFirst = text
+        }
         if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
         let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
-        let pageText = try page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
+        let pageText = try readFirst ?? page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
         guard let linePlan = plan.lines else {
-            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules)
+            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules, detected: mode.detectsLines)
         }
         let assignment = WordAssignment(text: pageText, lines: linePlan.lines.map(\.box), minimumShare: policy.wordInLine)
         let scale = policy.scale(of: plan.pageReader)
@@ -85,6 +97,6 @@ public enum PlanExecution {
         }
         return PlannedReading(text: order.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules,
                               unreadLines: fusedLines.isEmpty ? nil : Double(unread) / Double(fusedLines.count),
-                              disagreement: compared == 0 ? nil : differing / Double(compared))
+                              disagreement: compared == 0 ? nil : differing / Double(compared), detected: true)
     }
 }

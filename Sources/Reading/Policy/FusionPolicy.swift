@@ -7,8 +7,9 @@ import GlossContract
 /// Named apart from `ReadingPolicy`, which is the neural reader's own (RapidOCR's defaults).
 public struct FusionPolicy: Sendable, Equatable {
     /// Raised with every change of a threshold or a scale below, and of `preparation`'s
-    /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines).
-    public var version = 4
+    /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines;
+    /// 5: `surePageLines` and `surePageText`, a sure page read by Tesseract alone).
+    public var version = 5
 
     /// A detected line whose Tesseract words' mean calibrated probability is under this is read
     /// by the neural reader too, and the reading of higher probability kept. Measured by
@@ -49,6 +50,14 @@ public struct FusionPolicy: Sendable, Equatable {
     public var uprightLines = 0.9
     /// Fewer detected lines than this settle nothing.
     public var linesToSettle = 5
+
+    /// A page whose way up is not in doubt, read by Tesseract first, stands alone (`sure-page`)
+    /// when every line it read is sure (`unsureLine`), it read at least `surePageLines` lines,
+    /// and at most `surePageText` of the page's ink lies in text-like rows without words
+    /// (`InkCoverage.textShare`). Such a page loses nothing the detector would have added: its
+    /// lines would all be kept as Tesseract read them, and no line was dropped.
+    public var surePageLines = 3
+    public var surePageText = 0.02
 
     /// Tesseract's raw word confidence onto the one scale (`Fusion/Calibration.swift`).
     public var tesseractScale = Calibration.tesseract
