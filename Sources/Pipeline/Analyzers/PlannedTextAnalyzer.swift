@@ -67,7 +67,9 @@ struct PlannedTextAnalyzer: Analyzer {
 }
 
 /// Tesseract's reading of the page as `TextAnalyzer` makes it, kept whole (preparation,
-/// timings) for the findings; the plan sees its text.
+/// timings) for the findings; the plan sees its text. Each reading reads its own copy of the
+/// page's image (the engine takes the pixels it reads), and a reading of a doubted page made
+/// the way it was given stands for that way when the page is read its other ways too.
 struct TesseractPage: PageTextReader {
     let analyzer: TextAnalyzer
     let image: AnalyzerImage
@@ -75,6 +77,8 @@ struct TesseractPage: PageTextReader {
     /// The page's grey working copy, on which the ink its words leave uncovered is measured.
     let small: Raster
     private(set) var findings: PageFindings?
+    /// The reading of a doubted page the way it was given, made already.
+    private var asGiven: PageFindings?
 
     init(analyzer: TextAnalyzer, image: AnalyzerImage, engine: TextRecognizer, small: Raster) {
         self.analyzer = analyzer
@@ -92,9 +96,15 @@ struct TesseractPage: PageTextReader {
     }
 
     mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText {
-        var image = image
-        if wayUpSettled { image.doubtfulOrientation = nil }
-        let read = try analyzer.analyze(image, with: engine, cancellation: cancellation)
+        var copy = image.separate()
+        let read: PageFindings
+        if wayUpSettled, copy.doubtfulOrientation != nil {
+            copy.doubtfulOrientation = nil
+            read = try analyzer.analyze(copy, with: engine, cancellation: cancellation)
+            asGiven = read
+        } else {
+            read = try analyzer.analyze(copy, with: engine, asGiven: asGiven, cancellation: cancellation)
+        }
         findings = read
         return read.text
     }

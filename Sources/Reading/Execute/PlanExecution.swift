@@ -20,30 +20,38 @@ public struct PlannedReading: Sendable, Equatable {
     public var detected = false
 }
 
-/// The one loop that runs a plan: the page read first where the plan allows, and left alone if
-/// its reading is sure; else the signals completed (the detector's lines, when the mode asks
-/// for them), the plan made, the page read, and each detected line fused as the plan says.
-/// The readers are behind protocols, so the decisions are tested with fakes.
+/// The one loop that runs a plan. With the detector (`accurate`), Tesseract first reads the page
+/// the way it was given, and a sure reading stands alone (`sure-page`); else the detector's lines
+/// complete the signals, the plan is made, the first reading kept unless the plan reads the page
+/// its other ways too (a doubted way up the lines did not settle), and each detected line fused
+/// as the plan says. The readers are behind protocols, so the decisions are tested with fakes.
 public enum PlanExecution {
     public static func read(
         signals: PageSignals, mode: TextMode, policy: FusionPolicy,
         page: inout some PageTextReader, lines: inout some LineDetecting & LineTextReading, cancellation: CancellationFlag
     ) throws -> PlannedReading {
         var signals = signals
-        var readFirst: RecognizedText?
-        if ReadingPlan.readsPageFirst(signals: signals, mode: mode) {
-            let text = try page.readPage(wayUpSettled: false, cancellation: cancellation)
-            let evidence = PageEvidence(text: text, scale: policy.scale(of: .tesseract), uncoveredText: page.uncoveredText(of: text))
+        var asGiven: RecognizedText?
+        if mode.detectsLines {
+            let text = try page.readPage(wayUpSettled: true, cancellation: cancellation)
+            let evidence = PageEvidence(text: text, scale: policy.scale(of: .tesseract), uncoveredText: page.uncoveredText(of: text),
+                                        settlesWayUp: !signals.wayUpInDoubt
+                                            || SecondReadings.settlesWayUp(text, size: signals.size, policy: policy.preparation))
             if let plan = ReadingPlan.standing(evidence, policy: policy) {
                 return PlannedReading(text: text, plan: plan, actions: [], rules: plan.rules)
             }
-            readFirst = text
+            asGiven = text
+            signals.lines = try lines.detectLines(cancellation: cancellation)
         }
-        if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
         let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
-        let pageText = try readFirst ?? page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
+        let pageText: RecognizedText
+        if let asGiven, plan.wayUpSettled || !signals.wayUpInDoubt {
+            pageText = asGiven
+        } else {
+            pageText = try page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
+        }
         guard let linePlan = plan.lines else {
-            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules, detected: mode.detectsLines)
+            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules, detected: signals.lines != nil)
         }
         let assignment = WordAssignment(text: pageText, lines: linePlan.lines.map(\.box), minimumShare: policy.wordInLine)
         let scale = policy.scale(of: plan.pageReader)

@@ -35,11 +35,18 @@ public enum LineFusion {
     }
 
     /// The page reader's words on a detected line as one line: left to right along the line
-    /// (its baseline's direction), on the detector's baseline.
+    /// (its baseline's direction), on the detector's baseline. A line the classifier turned
+    /// over is not turned for them: the page reader read the page as it stands, so its words
+    /// run left to right as the page stands, on the bottom of their boxes (the classifier's
+    /// 0/180 call swings on long lines: a clean page's heading came out word for word reversed).
     static func line(_ line: LineSignals, words: [RecognizedWord], reader: LineReader) -> TextLine {
-        let (dx, dy) = (line.baseline.end.x - line.baseline.start.x, line.baseline.end.y - line.baseline.start.y)
+        let box = NormalizedRect.enclosing(words.map(\.box))
+        let baseline = line.isTurnedOver
+            ? Baseline(start: NormalizedPoint(x: box.minX, y: box.minY), end: NormalizedPoint(x: box.maxX, y: box.minY))
+            : line.baseline
+        let (dx, dy) = (baseline.end.x - baseline.start.x, baseline.end.y - baseline.start.y)
         let along = { (word: RecognizedWord) in (word.box.minX + word.box.width / 2) * dx + (word.box.minY + word.box.height / 2) * dy }
         let ordered = words.enumerated().sorted { (along($0.element), $0.offset) < (along($1.element), $1.offset) }.map(\.element)
-        return TextLine(box: .enclosing(ordered.map(\.box)), baseline: line.baseline, words: ordered, reader: reader)
+        return TextLine(box: box, baseline: baseline, words: ordered, reader: reader)
     }
 }

@@ -47,29 +47,34 @@ public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
     /// `accurate`, a page whose way up the orientation detectors doubted, and the detected lines
     /// stand upright (`FusionPolicy.uprightLines`): Tesseract reads it once, the way it was given.
     case linesSettleWayUp = "lines-settle-way-up"
-    /// `accurate`, a page whose way up is not in doubt, read by Tesseract first: every line of
-    /// its reading sure (`FusionPolicy.unsureLine`), enough of them (`surePageLines`) and no
-    /// text-like ink left without words (`surePageText`). Its reading stands; the detector is
-    /// not run, as every line it found would be kept as Tesseract read it.
+    /// `accurate`: Tesseract's first reading, of the page the way it was given, is sure of every
+    /// line (`FusionPolicy.unsureLine`), of enough lines (`surePageLines`), leaves no text-like
+    /// ink without words (`surePageText`) and, when the way up was in doubt, settles it
+    /// (`SecondReadings.settlesWayUp`). It stands; the detector is not run, as every line it
+    /// found would be kept as Tesseract read it.
     case surePage = "sure-page"
 }
 
-/// What Tesseract's reading of a page says of it, read first: the evidence of `sure-page`.
+/// What Tesseract's first reading of a page says of it: the evidence of `sure-page`.
 public struct PageEvidence: Sendable, Equatable {
     /// The mean calibrated probability of each line's words, in reading order.
     public var lineProbabilities: [Double]
     /// The share of the page's ink in text-like rows no word covers.
     public var uncoveredText: Double
+    /// Whether the page's way up was sure, or this reading settles it.
+    public var settlesWayUp: Bool
 
-    public init(lineProbabilities: [Double], uncoveredText: Double) {
+    public init(lineProbabilities: [Double], uncoveredText: Double, settlesWayUp: Bool) {
         self.lineProbabilities = lineProbabilities
         self.uncoveredText = uncoveredText
+        self.settlesWayUp = settlesWayUp
     }
 
     /// The evidence of `text`, its confidences on `scale`.
-    public init(text: RecognizedText, scale: ConfidenceScale, uncoveredText: Double) {
+    public init(text: RecognizedText, scale: ConfidenceScale, uncoveredText: Double, settlesWayUp: Bool) {
         lineProbabilities = text.lines.compactMap { line in RecognizedText.mean(of: line.words.map { scale.probability($0.confidence) }) }
         self.uncoveredText = uncoveredText
+        self.settlesWayUp = settlesWayUp
     }
 }
 
@@ -86,20 +91,10 @@ public struct ReadingPlan: Sendable, Equatable {
     /// detectors doubted it: the detected lines settled its way up.
     public var wayUpSettled = false
 
-    /// Whether the page reader reads the page before the detector runs, so that a sure
-    /// reading can stand alone (`sure-page`): in `accurate`, unless the way up is in doubt,
-    /// when the detected lines come first to settle it (`lines-settle-way-up`). (Reading a
-    /// doubted page first the way it was given, and again with the doubt when the lines did
-    /// not settle it, lost two of the bench's pages: `scribe-slide-01` F1 0.987 -> 0.700,
-    /// `ocrmypdf-typewriter` 0.980 -> 0.884; their second reading kept no word of Tesseract's.)
-    public static func readsPageFirst(signals: PageSignals, mode: TextMode) -> Bool {
-        mode.detectsLines && !signals.wayUpInDoubt
-    }
-
     /// The plan of a page read first whose reading stands (`sure-page`); nil when the
     /// detector's lines are needed.
     public static func standing(_ evidence: PageEvidence, policy: FusionPolicy) -> ReadingPlan? {
-        guard evidence.lineProbabilities.count >= policy.surePageLines,
+        guard evidence.settlesWayUp, evidence.lineProbabilities.count >= policy.surePageLines,
               evidence.lineProbabilities.allSatisfy({ $0 >= policy.unsureLine }),
               evidence.uncoveredText <= policy.surePageText else { return nil }
         return ReadingPlan(pageReader: .tesseract, lines: nil, rules: [.surePage])
