@@ -94,22 +94,32 @@ import Testing
         #expect(!unsettled.0.rules.contains(.surePage) && unsettled.2.detections == 1 && unsettled.1.settled == [true, false])
     }
 
-    /// Tesseract's words kept on a line the classifier called upside down run left to right as
-    /// Tesseract read the page, on the bottom of their boxes, not along the turned baseline.
-    @Test func tesseractsWordsOnALineTurnedOverKeepTheirOrder() {
+    /// Tesseract's words kept on a detected line run the way Tesseract read them: left to right
+    /// on a page it read upright though the classifier called the line upside down, right to
+    /// left on a page it read turned over, whichever way the classifier called the line.
+    @Test func tesseractsWordsKeepTheWayTesseractReadThem() {
         let box = Page.row(0)
         let turned = LineSignals(box: box, baseline: Baseline(start: NormalizedPoint(x: box.maxX, y: box.maxY),
                                                                end: NormalizedPoint(x: box.minX, y: box.maxY)),
                                  height: 20, angle: 180, isTurnedOver: true)
+        let upright = LineSignals(box: box)
         let words = [Page.word("minutes", row: 0, from: 0.1, to: 0.3, confidence: 96),
                      Page.word("of", row: 0, from: 0.35, to: 0.4, confidence: 96),
                      Page.word("1851", row: 0, from: 0.5, to: 0.6, confidence: 96)]
         let plan = ReadingPlan(signals: Page.signals, mode: .accurate, policy: policy)
-        for line in [turned, LineSignals(box: box)] {
-            let fused = LineFusion.fused(line, action: .keep, pageWords: words.reversed(), lineReading: nil, plan: plan, policy: policy)
+        for line in [turned, upright] {
+            // Read upright: Tesseract's words come left to right.
+            let fused = LineFusion.fused(line, action: .keep, pageWords: words, lineReading: nil, plan: plan, policy: policy)
             #expect(fused?.words.map(\.text) == ["minutes", "of", "1851"])
             #expect(fused?.baseline.map { $0.start.x < $0.end.x && abs($0.start.y - box.minY) < 1e-9 } == true)
+            // Read turned over: right to left on the page, the line's bottom at the top of its box.
+            let over = LineFusion.fused(line, action: .keep, pageWords: words.reversed(), lineReading: nil, plan: plan, policy: policy)
+            #expect(over?.words.map(\.text) == ["1851", "of", "minutes"])
+            #expect(over?.baseline.map { $0.start.x > $0.end.x && abs($0.start.y - box.maxY) < 1e-9 } == true)
         }
+        // One word says no way: the detector's baseline stands.
+        let alone = LineFusion.fused(turned, action: .keep, pageWords: [words[0]], lineReading: nil, plan: plan, policy: policy)
+        #expect(alone?.baseline == turned.baseline)
     }
 
     @Test func anUnsureLineKeepsTesseractsReadingWhenTheNeuralOneIsLessSure() throws {

@@ -66,6 +66,7 @@ public enum PlanExecution {
         let place = { (words: [RecognizedWord]) in words.compactMap { places[$0.box] }.min { $0.rank < $1.rank } }
         let fusedLines = linePlan.lines.indices.map { index in
             LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
+                             sources: assignment.sources[index],
                              lineReading: second[index], plan: plan, policy: policy)
         }
         var fused = fusedLines.indices.compactMap { index -> PlacedLine? in
