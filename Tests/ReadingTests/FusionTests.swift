@@ -56,6 +56,23 @@ import Testing
         }
     }
 
+    /// A page whose way up the detectors were unsure of is not read first: its lines come
+    /// first, and it is read once, the way they settle or with its doubt.
+    @Test func aPageTheDetectorsWereUnsureOfIsReadAfterItsLines() throws {
+        for linesToSettle in [3, 4] {
+            var policy = policy
+            policy.linesToSettle = linesToSettle
+            var (page, lines) = threeRows(neuralOnUnsure: 90)
+            var signals = Page.signals
+            signals.wayUpInDoubt = true
+            signals.detectorsUnsure = true
+            let reading = try PlanExecution.read(signals: signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                                 cancellation: cancellation)
+            #expect(page.settled == [linesToSettle == 3] && lines.detections == 1)
+            #expect(!reading.rules.contains(.surePage))
+        }
+    }
+
     /// A page Tesseract read surely, every line of it, with no text-like ink left without
     /// words, stands as read: the detector never runs. A doubted way up stands so only when the
     /// reading settles it. An unsure line, too few lines, ink without words or a way up left

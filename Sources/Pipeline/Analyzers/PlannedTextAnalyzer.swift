@@ -45,6 +45,7 @@ struct PlannedTextAnalyzer: Analyzer {
         let grey = raster.layout == .gray ? raster : raster.grayscale()
         var signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
         signals.wayUpInDoubt = image.doubtfulOrientation != nil
+        signals.detectorsUnsure = image.doubtfulOrientation.map { !$0.appliedIsSure } ?? false
         let small = InkCoverage.workingCopy(of: grey)
         var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract, small: small)
         var lines = NeuralLines(reader: engine.neural, raster: raster)

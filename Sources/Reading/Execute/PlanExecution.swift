@@ -21,7 +21,8 @@ public struct PlannedReading: Sendable, Equatable {
 }
 
 /// The one loop that runs a plan. With the detector (`accurate`), Tesseract first reads the page
-/// the way it was given, and a sure reading stands alone (`sure-page`); else the detector's lines
+/// the way it was given (unless the detectors were unsure of it: `ReadingPlan.readsPageFirst`),
+/// and a sure reading stands alone (`sure-page`); else the detector's lines
 /// complete the signals, the plan is made, the first reading kept unless the plan reads the page
 /// its other ways too (a doubted way up the lines did not settle), and each detected line fused
 /// as the plan says. The readers are behind protocols, so the decisions are tested with fakes.
@@ -32,7 +33,7 @@ public enum PlanExecution {
     ) throws -> PlannedReading {
         var signals = signals
         var asGiven: RecognizedText?
-        if mode.detectsLines {
+        if ReadingPlan.readsPageFirst(signals: signals, mode: mode) {
             let text = try page.readPage(wayUpSettled: true, cancellation: cancellation)
             let evidence = PageEvidence(text: text, scale: policy.scale(of: .tesseract), uncoveredText: page.uncoveredText(of: text),
                                         settlesWayUp: !signals.wayUpInDoubt
@@ -41,8 +42,8 @@ public enum PlanExecution {
                 return PlannedReading(text: text, plan: plan, actions: [], rules: plan.rules)
             }
             asGiven = text
-            signals.lines = try lines.detectLines(cancellation: cancellation)
         }
+        if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
         let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
         let pageText: RecognizedText
         if let asGiven, plan.wayUpSettled || !signals.wayUpInDoubt {
