@@ -14,6 +14,10 @@ struct FakePage: PageTextReader {
 
     /// The plan's word on the page's way up at each read.
     private(set) var settled: [Bool] = []
+    /// The share of the page's ink in text-like rows no word covers, as the page reader says.
+    var uncovered = 0.0
+
+    func uncoveredText(of text: RecognizedText) -> Double { uncovered }
 
     mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText {
         reads += 1

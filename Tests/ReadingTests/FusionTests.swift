@@ -39,19 +39,104 @@ import Testing
         #expect(page.reads == 1)
     }
 
-    /// The page reader is told when the detected lines settled a doubted way up, and only then.
-    @Test func thePageReaderHearsWhenTheLinesSettleTheWayUp() throws {
-        var policy = policy
-        policy.linesToSettle = 3
-        for doubted in [true, false] {
+    /// The page is read first the way it was given. A doubted way up the detected lines settle
+    /// keeps that reading; one they do not settle is read again with its doubt (its other ways).
+    @Test func thePageIsReadAgainOnlyWhenTheLinesLeaveItsWayUpInDoubt() throws {
+        for (doubted, linesToSettle) in [(true, 3), (false, 3), (true, 4), (false, 4)] {
+            var policy = policy
+            policy.linesToSettle = linesToSettle
             var (page, lines) = threeRows(neuralOnUnsure: 90)
             var signals = Page.signals
             signals.wayUpInDoubt = doubted
             let reading = try PlanExecution.read(signals: signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
                                                  cancellation: cancellation)
-            #expect(page.settled == [doubted])
-            #expect(reading.rules.contains(.linesSettleWayUp) == doubted)
+            let settles = doubted && linesToSettle == 3
+            #expect(reading.rules.contains(.linesSettleWayUp) == settles)
+            #expect(page.settled == (doubted && !settles ? [true, false] : [true]), "doubted \(doubted), \(linesToSettle)")
         }
+    }
+
+    /// A page whose way up the detectors were unsure of is not read first: its lines come
+    /// first, and it is read once, the way they settle or with its doubt.
+    @Test func aPageTheDetectorsWereUnsureOfIsReadAfterItsLines() throws {
+        for linesToSettle in [3, 4] {
+            var policy = policy
+            policy.linesToSettle = linesToSettle
+            var (page, lines) = threeRows(neuralOnUnsure: 90)
+            var signals = Page.signals
+            signals.wayUpInDoubt = true
+            signals.detectorsUnsure = true
+            let reading = try PlanExecution.read(signals: signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                                 cancellation: cancellation)
+            #expect(page.settled == [linesToSettle == 3] && lines.detections == 1)
+            #expect(!reading.rules.contains(.surePage))
+        }
+    }
+
+    /// A page Tesseract read surely, every line of it, with no text-like ink left without
+    /// words, stands as read: the detector never runs. A doubted way up stands so only when the
+    /// reading settles it. An unsure line, too few lines, ink without words or a way up left
+    /// in doubt each send it to the detector.
+    @Test func aSurePageStandsWithoutTheDetector() throws {
+        func read(lines count: Int, confidence: Double = 96, uncovered: Double = 0, doubted: Bool = false)
+            throws -> (PlannedReading, FakePage, FakeLines) {
+            var page = FakePage((0..<count).map { row in
+                Page.line([Page.word("Line", row: row, from: 0.1, to: 0.3, confidence: row == 1 ? confidence : 96),
+                           Page.word("\(row)", row: row, from: 0.4, to: 0.5, confidence: 97)])
+            })
+            page.uncovered = uncovered
+            var lines = FakeLines(lines: (0..<count).map { LineSignals(box: Page.row($0)) }, readings: [:])
+            var signals = Page.signals
+            signals.wayUpInDoubt = doubted
+            let reading = try PlanExecution.read(signals: signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                                 cancellation: cancellation)
+            return (reading, page, lines)
+        }
+        let (sure, page, lines) = try read(lines: 4)
+        #expect(sure.rules == [.surePage] && sure.plan.lines == nil && !sure.detected)
+        #expect(sure.text == page.text && page.reads == 1 && page.settled == [true])
+        #expect(lines.detections == 0 && lines.asked.isEmpty)
+
+        let edge = try read(lines: policy.surePageLines, uncovered: policy.surePageText)
+        #expect(edge.0.rules == [.surePage], "at the thresholds")
+        // Five level words of three letters or more settle a doubted way up (`SecondReadings.settlesWayUp`).
+        let settled = try read(lines: policy.preparation.wordsToTell, doubted: true)
+        #expect(settled.0.rules == [.surePage] && settled.1.reads == 1)
+        for (reading, page, lines) in [try read(lines: 4, confidence: 60), try read(lines: policy.surePageLines - 1),
+                                       try read(lines: 4, uncovered: policy.surePageText + 0.01)] {
+            #expect(!reading.rules.contains(.surePage) && reading.rules.first == .fuseLines && reading.detected)
+            #expect(lines.detections == 1 && page.reads == 1)
+        }
+        let unsettled = try read(lines: policy.preparation.wordsToTell - 1, doubted: true)
+        #expect(!unsettled.0.rules.contains(.surePage) && unsettled.2.detections == 1 && unsettled.1.settled == [true, false])
+    }
+
+    /// Tesseract's words kept on a detected line run the way Tesseract read them: left to right
+    /// on a page it read upright though the classifier called the line upside down, right to
+    /// left on a page it read turned over, whichever way the classifier called the line.
+    @Test func tesseractsWordsKeepTheWayTesseractReadThem() {
+        let box = Page.row(0)
+        let turned = LineSignals(box: box, baseline: Baseline(start: NormalizedPoint(x: box.maxX, y: box.maxY),
+                                                               end: NormalizedPoint(x: box.minX, y: box.maxY)),
+                                 height: 20, angle: 180, isTurnedOver: true)
+        let upright = LineSignals(box: box)
+        let words = [Page.word("minutes", row: 0, from: 0.1, to: 0.3, confidence: 96),
+                     Page.word("of", row: 0, from: 0.35, to: 0.4, confidence: 96),
+                     Page.word("1851", row: 0, from: 0.5, to: 0.6, confidence: 96)]
+        let plan = ReadingPlan(signals: Page.signals, mode: .accurate, policy: policy)
+        for line in [turned, upright] {
+            // Read upright: Tesseract's words come left to right.
+            let fused = LineFusion.fused(line, action: .keep, pageWords: words, lineReading: nil, plan: plan, policy: policy)
+            #expect(fused?.words.map(\.text) == ["minutes", "of", "1851"])
+            #expect(fused?.baseline.map { $0.start.x < $0.end.x && abs($0.start.y - box.minY) < 1e-9 } == true)
+            // Read turned over: right to left on the page, the line's bottom at the top of its box.
+            let over = LineFusion.fused(line, action: .keep, pageWords: words.reversed(), lineReading: nil, plan: plan, policy: policy)
+            #expect(over?.words.map(\.text) == ["1851", "of", "minutes"])
+            #expect(over?.baseline.map { $0.start.x > $0.end.x && abs($0.start.y - box.maxY) < 1e-9 } == true)
+        }
+        // One word says no way: the detector's baseline stands.
+        let alone = LineFusion.fused(turned, action: .keep, pageWords: [words[0]], lineReading: nil, plan: plan, policy: policy)
+        #expect(alone?.baseline == turned.baseline)
     }
 
     @Test func anUnsureLineKeepsTesseractsReadingWhenTheNeuralOneIsLessSure() throws {

@@ -172,7 +172,8 @@ def main():
                               "cer": score.cer(truth, rapid[p["name"]]["text"])} if "text" in rapid.get(p["name"], {}) else None),
                "timings": (page or {}).get("timings") or {},
                "preparation": (page or {}).get("preparation") or {},
-               "readers": [l.get("reader") for l in (page or {}).get("lines", [])]}
+               "readers": [l.get("reader") for l in (page or {}).get("lines", [])],
+               "review": (page or {}).get("review") or {}}
         if baseline:
             with open(os.path.join(args.data, p["truth"]), encoding="utf-8") as f:
                 base_text = (base_page or {}).get("text") or ""

@@ -45,19 +45,21 @@ struct PlannedTextAnalyzer: Analyzer {
         let grey = raster.layout == .gray ? raster : raster.grayscale()
         var signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
         signals.wayUpInDoubt = image.doubtfulOrientation != nil
-        var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract)
+        signals.detectorsUnsure = image.doubtfulOrientation.map { !$0.appliedIsSure } ?? false
+        let small = InkCoverage.workingCopy(of: grey)
+        var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract, small: small)
         var lines = NeuralLines(reader: engine.neural, raster: raster)
         let reading = try PlanExecution.read(signals: signals, mode: mode, policy: policy, page: &page, lines: &lines,
                                              cancellation: cancellation)
         var findings = page.findings ?? PageFindings()
         findings.text = reading.text
-        findings.review = InkCoverage(page: InkCoverage.workingCopy(of: grey), words: reading.text.words.map(\.box)).review
+        findings.review = InkCoverage(page: small, words: reading.text.words.map(\.box)).review
         findings.review?.unreadLines = reading.unreadLines.map { ($0 * 1000).rounded() / 1000 }
         findings.review?.disagreement = reading.disagreement.map { ($0 * 1000).rounded() / 1000 }
         var record = findings.preparation ?? PagePreparation()
         record.rules = reading.rules.map(\.rawValue)
         findings.preparation = record
-        if mode.detectsLines {
+        if reading.detected {
             findings.timings.record("detect", engine.neural.timings.detection)
             findings.timings.record("recognize", engine.neural.timings.recognition)
         }
@@ -66,17 +68,28 @@ struct PlannedTextAnalyzer: Analyzer {
 }
 
 /// Tesseract's reading of the page as `TextAnalyzer` makes it, kept whole (preparation,
-/// timings) for the findings; the plan sees its text.
+/// timings) for the findings; the plan sees its text. Each reading reads its own copy of the
+/// page's image (the engine takes the pixels it reads), and a reading of a doubted page made
+/// the way it was given stands for that way when the page is read its other ways too.
 struct TesseractPage: PageTextReader {
     let analyzer: TextAnalyzer
     let image: AnalyzerImage
     let engine: TextRecognizer
+    /// The page's grey working copy, on which the ink its words leave uncovered is measured.
+    let small: Raster
     private(set) var findings: PageFindings?
+    /// The reading of a doubted page the way it was given, made already.
+    private var asGiven: PageFindings?
 
-    init(analyzer: TextAnalyzer, image: AnalyzerImage, engine: TextRecognizer) {
+    init(analyzer: TextAnalyzer, image: AnalyzerImage, engine: TextRecognizer, small: Raster) {
         self.analyzer = analyzer
         self.image = image
         self.engine = engine
+        self.small = small
+    }
+
+    func uncoveredText(of text: RecognizedText) -> Double {
+        InkCoverage(page: small, words: text.words.map(\.box)).textShare
     }
 
     mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText {
@@ -84,9 +97,15 @@ struct TesseractPage: PageTextReader {
     }
 
     mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText {
-        var image = image
-        if wayUpSettled { image.doubtfulOrientation = nil }
-        let read = try analyzer.analyze(image, with: engine, cancellation: cancellation)
+        var copy = image.separate()
+        let read: PageFindings
+        if wayUpSettled, copy.doubtfulOrientation != nil {
+            copy.doubtfulOrientation = nil
+            read = try analyzer.analyze(copy, with: engine, cancellation: cancellation)
+            asGiven = read
+        } else {
+            read = try analyzer.analyze(copy, with: engine, asGiven: asGiven, cancellation: cancellation)
+        }
         findings = read
         return read.text
     }

@@ -34,6 +34,13 @@ struct TextAnalyzer: Analyzer {
     var rereads: Bool { steps.contains(.reread) && policy.rereadsDroppedText.contains(mode) }
 
     func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, cancellation: CancellationFlag) throws -> PageFindings {
+        try analyze(image, with: engine, asGiven: nil, cancellation: cancellation)
+    }
+
+    /// The same, for a page whose reading the way it was given (its doubt set aside) is
+    /// `asGiven`, made already: that reading stands for that way among its turns.
+    func analyze(_ image: AnalyzerImage, with engine: TextRecognizer, asGiven: PageFindings?,
+                 cancellation: CancellationFlag) throws -> PageFindings {
         if let question = image.orientationQuestion, policy.turnsDoubtedPages.contains(mode) {
             return try settle(question, of: image, with: engine, cancellation: cancellation)
         }
@@ -41,7 +48,7 @@ struct TextAnalyzer: Analyzer {
             return try read(image.takeRaster(), resolution: image.resolution, with: engine, cancellation: cancellation)
         }
         return try readTurns(image.takeRaster(), standing: doubt.applied, doubt: doubt, resolution: image.resolution,
-                             with: engine, cancellation: cancellation)
+                             asGiven: asGiven, with: engine, cancellation: cancellation)
     }
 
     /// A page whose way up the preparer left to this reading (`OrientationQuestion`): read as it

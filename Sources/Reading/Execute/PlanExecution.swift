@@ -16,22 +16,43 @@ public struct PlannedReading: Sendable, Equatable {
     /// Of the lines both readers read, the share of characters on which they differ; nil
     /// when no line was read by both.
     public var disagreement: Double? = nil
+    /// Whether the detector ran on the page (not for `fast`, nor for a `sure-page`).
+    public var detected = false
 }
 
-/// The one loop that runs a plan: the signals completed (the detector's lines, when the mode
-/// asks for them), the plan made, the page read, and each detected line fused as the plan says.
-/// The readers are behind protocols, so the decisions are tested with fakes.
+/// The one loop that runs a plan. With the detector (`accurate`), Tesseract first reads the page
+/// the way it was given (unless the detectors were unsure of it: `ReadingPlan.readsPageFirst`),
+/// and a sure reading stands alone (`sure-page`); else the detector's lines
+/// complete the signals, the plan is made, the first reading kept unless the plan reads the page
+/// its other ways too (a doubted way up the lines did not settle), and each detected line fused
+/// as the plan says. The readers are behind protocols, so the decisions are tested with fakes.
 public enum PlanExecution {
     public static func read(
         signals: PageSignals, mode: TextMode, policy: FusionPolicy,
         page: inout some PageTextReader, lines: inout some LineDetecting & LineTextReading, cancellation: CancellationFlag
     ) throws -> PlannedReading {
         var signals = signals
+        var asGiven: RecognizedText?
+        if ReadingPlan.readsPageFirst(signals: signals, mode: mode) {
+            let text = try page.readPage(wayUpSettled: true, cancellation: cancellation)
+            let evidence = PageEvidence(text: text, scale: policy.scale(of: .tesseract), uncoveredText: page.uncoveredText(of: text),
+                                        settlesWayUp: !signals.wayUpInDoubt
+                                            || SecondReadings.settlesWayUp(text, size: signals.size, policy: policy.preparation))
+            if let plan = ReadingPlan.standing(evidence, policy: policy) {
+                return PlannedReading(text: text, plan: plan, actions: [], rules: plan.rules)
+            }
+            asGiven = text
+        }
         if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
         let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
-        let pageText = try page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
+        let pageText: RecognizedText
+        if let asGiven, plan.wayUpSettled || !signals.wayUpInDoubt {
+            pageText = asGiven
+        } else {
+            pageText = try page.readPage(wayUpSettled: plan.wayUpSettled, cancellation: cancellation)
+        }
         guard let linePlan = plan.lines else {
-            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules)
+            return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules, detected: signals.lines != nil)
         }
         let assignment = WordAssignment(text: pageText, lines: linePlan.lines.map(\.box), minimumShare: policy.wordInLine)
         let scale = policy.scale(of: plan.pageReader)
@@ -46,6 +67,7 @@ public enum PlanExecution {
         let place = { (words: [RecognizedWord]) in words.compactMap { places[$0.box] }.min { $0.rank < $1.rank } }
         let fusedLines = linePlan.lines.indices.map { index in
             LineFusion.fused(linePlan.lines[index], action: actions[index], pageWords: assignment.byLine[index],
+                             sources: assignment.sources[index],
                              lineReading: second[index], plan: plan, policy: policy)
         }
         var fused = fusedLines.indices.compactMap { index -> PlacedLine? in
@@ -85,6 +107,6 @@ public enum PlanExecution {
         }
         return PlannedReading(text: order.text(fused, page: signals.size), plan: plan, actions: actions, rules: rules,
                               unreadLines: fusedLines.isEmpty ? nil : Double(unread) / Double(fusedLines.count),
-                              disagreement: compared == 0 ? nil : differing / Double(compared))
+                              disagreement: compared == 0 ? nil : differing / Double(compared), detected: true)
     }
 }

@@ -10,6 +10,9 @@ public protocol PageTextReader {
     /// The same, read only the way the page was given when `wayUpSettled` (the plan's
     /// `lines-settle-way-up`), though its way up was in doubt.
     mutating func readPage(wayUpSettled: Bool, cancellation: CancellationFlag) throws -> RecognizedText
+    /// The share of the page's ink, 0...1, that lies in rows of letter-sized marks no word of
+    /// `text` covers: text its layout dropped (`InkCoverage.textShare`).
+    func uncoveredText(of text: RecognizedText) -> Double
 }
 
 extension PageTextReader {

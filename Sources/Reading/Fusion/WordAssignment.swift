@@ -6,18 +6,23 @@ import GlossGeometry
 public struct WordAssignment: Sendable, Equatable {
     /// Per detected line, the words it holds, in the page reader's order.
     public var byLine: [[RecognizedWord]]
+    /// Per detected line, the page reader's line each of its words came from (an index into
+    /// the page reader's lines), alongside `byLine`.
+    public var sources: [[Int]]
     /// The page reader's lines cut down to their words in no detected line; a line left with
     /// none is dropped.
     public var outside: [TextLine]
 
     public init(text: RecognizedText, lines: [NormalizedRect], minimumShare: Double) {
         var byLine = [[RecognizedWord]](repeating: [], count: lines.count)
+        var sources = [[Int]](repeating: [], count: lines.count)
         var outside: [TextLine] = []
-        for line in text.lines {
+        for (source, line) in text.lines.enumerated() {
             var left: [RecognizedWord] = []
             for word in line.words {
                 if let index = Self.line(holding: word.box, among: lines, minimumShare: minimumShare) {
                     byLine[index].append(word)
+                    sources[index].append(source)
                 } else {
                     left.append(word)
                 }
@@ -30,6 +35,7 @@ public struct WordAssignment: Sendable, Equatable {
             }
         }
         self.byLine = byLine
+        self.sources = sources
         self.outside = outside
     }
 

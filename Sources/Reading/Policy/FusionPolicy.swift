@@ -7,8 +7,9 @@ import GlossContract
 /// Named apart from `ReadingPolicy`, which is the neural reader's own (RapidOCR's defaults).
 public struct FusionPolicy: Sendable, Equatable {
     /// Raised with every change of a threshold or a scale below, and of `preparation`'s
-    /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines).
-    public var version = 4
+    /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines;
+    /// 5: `surePageLines` and `surePageText`, a sure page read by Tesseract alone).
+    public var version = 5
 
     /// A detected line whose Tesseract words' mean calibrated probability is under this is read
     /// by the neural reader too, and the reading of higher probability kept. Measured by
@@ -49,6 +50,19 @@ public struct FusionPolicy: Sendable, Equatable {
     public var uprightLines = 0.9
     /// Fewer detected lines than this settle nothing.
     public var linesToSettle = 5
+
+    /// Tesseract's first reading of a page, made the way it was given, stands alone (`sure-page`:
+    /// the detector is not run) when every line it read is sure (`unsureLine`), it read at least
+    /// `surePageLines` lines, at most `surePageText` of the page's ink lies in text-like rows
+    /// without words (`InkCoverage.textShare`), and a doubted way up is settled by the reading
+    /// itself (`SecondReadings.settlesWayUp`). Such a page loses nothing the detector would
+    /// have added: every line it found would be kept as Tesseract read it, and no text-like ink
+    /// was left unread. Not swept: on the 73 bench pages every page Tesseract read surely had 4
+    /// to 8 lines and no such ink, so any bar up to 4 lines and from 0 ink fires on the same
+    /// pages; the bars keep a page of one or two lines (a photograph's caption) or with ink
+    /// unread from standing on so little. Measured in docs/reading.md ("What `accurate` costs").
+    public var surePageLines = 3
+    public var surePageText = 0.02
 
     /// Tesseract's raw word confidence onto the one scale (`Fusion/Calibration.swift`).
     public var tesseractScale = Calibration.tesseract

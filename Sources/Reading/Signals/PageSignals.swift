@@ -21,6 +21,9 @@ public struct PageSignals: Sendable, Equatable {
     /// Whether the orientation detectors left the page's way up in doubt, so that Tesseract's
     /// preparation would read it another way too (`SecondReadings`).
     public var wayUpInDoubt = false
+    /// Whether the detectors were unsure of the way they stood the page (beyond the doubt every
+    /// page with letters carries, that it may stand on its head: `DoubtfulOrientation.appliedIsSure`).
+    public var detectorsUnsure = false
 
     public init(size: PixelSize, statedResolution: Int?, letterSize: LetterSize?, lines: [LineSignals]? = nil,
                 wayUpInDoubt: Bool = false) {
