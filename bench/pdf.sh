@@ -17,7 +17,8 @@
 # Prints, per set and tool: pages a second (best of ROUNDS runs, default 2), output bytes against
 # input bytes and the words pdftotext finds in the last run's outputs, and the bag-of-words F1
 # of `pdftotext` against the truth where there is one (bench/ocr-quality/score.py's tokens and F1).
-#   [ROUNDS=2] [GLOSS=path/to/gloss] bench/pdf.sh   (GLOSS: default this checkout's release build, built here)
+#   [ROUNDS=2] [GLOSS=path/to/gloss] [SETS="scans jpeg"] [TOOLS="gloss ocrmypdf"] bench/pdf.sh
+#   (GLOSS: default this checkout's release build, built here; SETS and TOOLS: default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v ocrmypdf >/dev/null || { echo "bench/pdf.sh needs ocrmypdf (make setup)" >&2; exit 1; }
@@ -80,11 +81,11 @@ run() {
         done ;;
     esac
 }
-for set in scans ocrmypdf png jpeg; do
+for set in ${SETS:-scans ocrmypdf png jpeg}; do
     inputs=("$work/$set"/*)
     case "$set" in scans|ocrmypdf) pages=$(pagesof "${inputs[@]}") ;; *) pages=${#inputs[@]} ;; esac
     echo "$set: ${#inputs[@]} file(s), $pages page(s), $(bytes "${inputs[@]}") bytes"
-    for tool in gloss gloss-plain gloss-fast ocrmypdf ocrmypdf-a; do
+    for tool in ${TOOLS:-gloss gloss-plain gloss-fast ocrmypdf ocrmypdf-a}; do
         times=()
         for round in $(seq 1 "$rounds"); do times+=("$(seconds run "$tool" "$set" "$work/$tool-$set")"); done
         row "$tool" "$(best "${times[@]}")" "$pages" "$(bytes "${inputs[@]}")" "$(bytes "$work/$tool-$set"/*.pdf)" \
@@ -93,7 +94,7 @@ for set in scans ocrmypdf png jpeg; do
     for input in "${inputs[@]}"; do
         name=$(basename "$input" .pdf)
         case "$name" in jbig2|ccitt) truth=bench/ocr-quality/truth/ocrmypdf-linn.gt.txt ;; *) truth= ;; esac
-        [ -n "$truth" ] || continue
+        [ -n "$truth" ] && [ -z "${TOOLS:-}" ] || continue
         /usr/bin/python3 - "$truth" "$name" "$work/gloss-$set/$name.pdf" "$work/gloss-fast-$set/$name.pdf" "$work/ocrmypdf-$set/$name.pdf" "$work/ocrmypdf-a-$set/$name.pdf" <<'PY'
 import subprocess, sys
 sys.path.insert(0, "bench/ocr-quality")
