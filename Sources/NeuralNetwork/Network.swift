@@ -1,3 +1,4 @@
+import CNeuralKernels
 import GlossNeuralKernelChoice
 
 /// A network given as a program (a version 2 model file, `models/ppocr/README.md`), evaluated
@@ -311,6 +312,39 @@ public struct Network: Sendable {
         }
     }
 
+    /// How many steps a run takes (after fusion).
+    public var stepCount: Int { steps.count }
+
+    /// Step `index` in a few words (its operation, program line, output's channels and size in
+    /// the last run), for a bench's profile.
+    public func describe(step index: Int) -> String {
+        let step = steps[index], size = sizes[step.output]
+        let name: String
+        switch step.operation {
+        case .convolution(_, let packed, _, let outputs, let kernel, let stride, _, let groups, _):
+            name = "conv \(kernel.0)x\(kernel.1)/\(stride.0)" + (packed == nil ? " dw\(groups)" : " \(packed!.inner / (kernel.0 * kernel.1))->\(outputs)")
+                + (step.inputs.count > 1 ? " (\(step.inputs.count) parts)" : "")
+        case .transposed(let taps, _, let outputs, _): name = "deconv \(taps[0].inner)->\(outputs)"
+        case .channelMixer(let expand, _, _, _): name = "mixer \(expand.inner)->\(expand.rows)"
+        case .banded(let group): name = "banded \(group.members.count) convs"
+        case .maxPool: name = "maxpool"
+        case .concat: name = "concat"
+        case .add: name = "add"
+        case .multiply: name = "multiply"
+        case .addProduct: name = "addProduct"
+        case .mean: name = "mean"
+        case .resize(let factor): name = "resize x\(factor)"
+        case .linear(_, let packed, _, _): name = "linear \(packed.inner)->\(packed.rows)"
+        case .layerNorm: name = "layerNorm"
+        case .attention(let heads, _): name = "attention \(heads) heads"
+        case .softmax: name = "softmax"
+        case .linearSoftmax(_, let bias, _): name = "linearSoftmax ->\(bias.count)"
+        case .pool(let kernel, _, let maximum): name = (maximum ? "maxpool " : "avgpool ") + "\(kernel.0)x\(kernel.1)"
+        case .addEnlarged(let factor): name = "addEnlarged x\(factor)"
+        }
+        return "line \(step.line) \(name) -> \(size.height)x\(size.width)"
+    }
+
     /// How many feature maps a run keeps (the program's values share them).
     public var slotCount: Int { slots.count }
 
@@ -394,9 +428,17 @@ public struct Network: Sendable {
     /// Runs the network on an input of `height x width` that `fill` writes straight into the
     /// network's own map (shaped as the input, its contents undefined; `fill` may reshape it
     /// only to that shape), so the caller need not hold a copy of the input.
+    /// `afterStep` is told the index of each step as it ends (a bench times the steps by it;
+    /// `describe(step:)` names them).
     public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
-                             isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
+                             isCancelled: () -> Bool = { false }, afterStep: ((Int) -> Void)? = nil) throws(NetworkError) -> FeatureMap {
         guard height > 0, width > 0 else { throw .badInput("\(path): a \(height) x \(width) input") }
+        // Values below float's smallest normal are flushed to zero while the network runs:
+        // the GELU's far tail makes them, and each one read by a product costs a microcode
+        // assist (the detector ran 2.5 times slower; `gloss_flush_subnormals`). The thread's
+        // own control is put back however the run ends.
+        let control = gloss_flush_subnormals()
+        defer { gloss_restore_float_control(control) }
         if let reason = plan(height: height, width: width) {
             throw .badInput("\(path): a \(height) x \(width) input does not fit, \(reason)")
         }
@@ -410,7 +452,7 @@ public struct Network: Sendable {
             throw .badInput("\(path): the input was filled as \(slots[slot].channels) x \(slots[slot].height) x "
                 + "\(slots[slot].width), not \(inputChannels) x \(height) x \(width)")
         }
-        for step in steps {
+        for (index, step) in steps.enumerated() {
             if isCancelled() { throw .cancelled }
             // The output's map is taken out of its slot while the step runs, so the inputs can
             // be read from theirs without copying (no step writes a slot it reads).
@@ -419,6 +461,7 @@ public struct Network: Sendable {
             let finished = evaluate(step, into: &output, isCancelled: isCancelled)
             swap(&output, &slots[slotOfValue[step.output]])
             if !finished { throw .cancelled }
+            afterStep?(index)
         }
         return slots[slotOfValue[outputValue]]
     }
