@@ -164,6 +164,22 @@ public enum Kernels {
                             // The 2x2 window's bottom row and right column, clamped: past the
                             // edge the window is what is left of it.
                             let below = y + 1 < height ? line + width : line
+                            if stride.1 == 2 && count == tileColumns && start >= 0 && start + 2 * tileColumns <= width {
+                                // A whole tile inside the row: each lane's window is the even
+                                // and odd values of 32 in its two rows (the right column stays
+                                // inside the row, as the last lane's is start + 31).
+                                let top = UnsafeRawPointer(line + start).loadUnaligned(as: SIMD32<Float>.self)
+                                let bottom = UnsafeRawPointer(below + start).loadUnaligned(as: SIMD32<Float>.self)
+                                Layers.store(Layers.maximum(Layers.maximum(top.evenHalf, top.oddHalf),
+                                                            Layers.maximum(bottom.evenHalf, bottom.oddHalf)), target)
+                                continue
+                            }
+                            if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns < width {
+                                Layers.store(Layers.maximum(Layers.maximum(Layers.load(line + start), Layers.load(line + start + 1)),
+                                                            Layers.maximum(Layers.load(below + start), Layers.load(below + start + 1))),
+                                             target)
+                                continue
+                            }
                             for lane in 0..<tileColumns {
                                 let sx = start + lane * stride.1
                                 guard lane < count && sx >= 0 && sx < width else {

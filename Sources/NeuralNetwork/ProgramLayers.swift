@@ -1,3 +1,5 @@
+import GlossNeuralKernelChoice
+
 /// The layers of a `Network` program, on feature maps: each sizes its output (keeping its
 /// storage when it fits) and runs on `Kernels`.
 extension Layers {
@@ -75,18 +77,25 @@ extension Layers {
     /// row's columns at a time is gathered straight into the tiles the micro-kernel reads
     /// (`workspace`) and multiplied; output row `r` goes to row `r - targetFirstRow` of `target`,
     /// whose planes are `targetPlane` apart.
+    ///
+    /// With the AVX-512 kernel in fp32, a convolution of stride 1 that reads no part through a
+    /// pool gathers nothing inside the rows: each tap's row of the input, shifted by the tap's
+    /// column, is the row of columns the product reads, so the columns whose every tap lies
+    /// inside the input are multiplied where they lie (`multiplyDirect`), 32 or 16 at a time,
+    /// and only the few at either edge are gathered. The sums are the same either way.
     static func convolveRows(
         parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool, firstStoredRow: (Int) -> Int, weights: PackedMatrix,
         bias: UnsafePointer<Float>, kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, rows: Range<Int>, width: Int,
-        target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>
+        target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>,
+        kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let inner = weights.inner
         let block = Kernels.blockColumns(inner: inner)
-        for row in rows {
-            var column = 0
-            while column < width {
-                let count = min(block, width - column)
+        func gathered(row: Int, columns: Range<Int>) {
+            var column = columns.lowerBound
+            while column < columns.upperBound {
+                let count = min(block, columns.upperBound - column)
                 var first = 0
                 for index in 0..<parts {
                     let map = part(index)
@@ -106,6 +115,60 @@ extension Layers {
                     output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
                                                 rowStride: targetPlane, tileStride: Kernels.tileColumns))
                 column += count
+            }
+        }
+        // Output columns `from..<upTo` read every tap inside the input's row.
+        let inputWidth = part(0).width, from = padding.left
+        let upTo = min(width, inputWidth - kernel.1 + 1 + padding.left)
+        let direct = kernels != .avx2 && !(kernels == .amx && weights.tiles != nil) && stride == (1, 1)
+            && (0..<parts).allSatisfy { !pooled($0) && part($0).width == inputWidth } && upTo - from >= Kernels.tileColumns
+        guard direct else {
+            for row in rows { gathered(row: row, columns: 0..<width) }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: inner + parts) { pointers in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: width + 2 * Kernels.tileColumns) { zeros in
+                zeros.initialize(repeating: 0)
+                let taps = pointers.baseAddress!, bases = taps + inner, zero = UnsafePointer(zeros.baseAddress!)
+                // Each part's storage, held open while its rows are read.
+                func withBases(_ index: Int, _ body: () -> Void) {
+                    guard index < parts else { return body() }
+                    part(index).storage.withUnsafeBufferPointer { plane in
+                        bases[index] = plane.baseAddress!
+                        withBases(index + 1, body)
+                    }
+                }
+                withBases(0) {
+                    for row in rows {
+                        // Tap k = (c, ky, kx) of this row, at output column 0 (read from `from` on);
+                        // a row outside the map reads zeros.
+                        var k = 0
+                        for index in 0..<parts {
+                            let map = part(index), top = padding.top + firstStoredRow(index)
+                            for c in 0..<map.channels {
+                                for ky in 0..<kernel.0 {
+                                    let y = row + ky - top
+                                    let line = y >= 0 && y < map.height ? bases[index] + (c * map.height + y) * map.width : nil
+                                    for kx in 0..<kernel.1 {
+                                        taps[k] = line.map { $0 + kx - padding.left } ?? zero
+                                        k += 1
+                                    }
+                                }
+                            }
+                        }
+                        var column = from
+                        while column + Kernels.tileColumns <= upTo {
+                            let count = column + 2 * Kernels.tileColumns <= upTo ? 2 * Kernels.tileColumns : Kernels.tileColumns
+                            Kernels.multiplyDirect(
+                                weights, taps: taps, offset: column, columns: count, bias: bias, activation: activation,
+                                output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
+                                                            rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                            column += count
+                        }
+                        gathered(row: row, columns: 0..<from)
+                        gathered(row: row, columns: column..<width)
+                    }
+                }
             }
         }
     }

@@ -114,3 +114,96 @@ public enum WideProduct {
         s5 = s5.addingProduct(x, w[5])
     }
 }
+
+/// The wide kernel's sums again, with the columns read from the feature map itself rather than
+/// from a packed block: step `k` of the depth reads its sixteen (or thirty-two) columns at
+/// `taps[k] + offset`, so a convolution of stride 1 needs no gathering of its taps (each tap's
+/// row of the input, shifted by the tap's column, is already the row of columns the product
+/// reads). The multiply-adds are the packed kernel's, in the same order, so the sums are the
+/// same to the bit.
+public enum DirectProduct {
+    public typealias Vector = SIMD16<Float>
+
+    /// Twelve rows (the panels at `a` and `a + panelStride`) by thirty-two columns.
+    @inline(never)
+    public static func twelveByThirtyTwo(
+        _ a: UnsafePointer<Float>, panelStride: Int, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+    ) {
+        sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+            twoPanels: true, twoTiles: true)
+    }
+
+    /// Twelve rows by sixteen columns.
+    @inline(never)
+    public static func twelveBySixteen(
+        _ a: UnsafePointer<Float>, panelStride: Int, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+    ) {
+        sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+            twoPanels: true, twoTiles: false)
+    }
+
+    /// Six rows by thirty-two columns.
+    @inline(never)
+    public static func sixByThirtyTwo(
+        _ a: UnsafePointer<Float>, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+    ) {
+        sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+            twoPanels: false, twoTiles: true)
+    }
+
+    /// Six rows by sixteen columns.
+    @inline(never)
+    public static func sixBySixteen(
+        _ a: UnsafePointer<Float>, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+    ) {
+        sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+            twoPanels: false, twoTiles: false)
+    }
+
+    @inline(__always)
+    static func sum(
+        _ a: UnsafePointer<Float>, panelStride: Int, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, twoPanels: Bool, twoTiles: Bool
+    ) {
+        func first(_ r: Int) -> Vector { r < 6 || twoPanels ? Vector(repeating: start[r]) : Vector() }
+        var c0 = first(0), c1 = first(1), c2 = first(2), c3 = first(3), c4 = first(4), c5 = first(5)
+        var c6 = first(6), c7 = first(7), c8 = first(8), c9 = first(9), c10 = first(10), c11 = first(11)
+        var d0 = c0, d1 = c1, d2 = c2, d3 = c3, d4 = c4, d5 = c5
+        var d6 = c6, d7 = c7, d8 = c8, d9 = c9, d10 = c10, d11 = c11
+        var pa = a
+        for k in 0..<depth {
+            let pb = UnsafeRawPointer(taps[k] + offset)
+            let x = pb.loadUnaligned(as: Vector.self)
+            WideProduct.addProducts(x, pa, &c0, &c1, &c2, &c3, &c4, &c5)
+            if twoTiles {
+                let y = pb.loadUnaligned(fromByteOffset: 16 * MemoryLayout<Float>.stride, as: Vector.self)
+                WideProduct.addProducts(y, pa, &d0, &d1, &d2, &d3, &d4, &d5)
+                if twoPanels { WideProduct.addProducts(y, pa + panelStride, &d6, &d7, &d8, &d9, &d10, &d11) }
+            }
+            if twoPanels { WideProduct.addProducts(x, pa + panelStride, &c6, &c7, &c8, &c9, &c10, &c11) }
+            pa += 6
+        }
+        let target = UnsafeMutableRawPointer(sums)
+        func put(_ sum: Vector, row: Int, tile: Int) {
+            target.storeBytes(of: sum, toByteOffset: (row * 32 + tile * 16) * MemoryLayout<Float>.stride, as: Vector.self)
+        }
+        put(c0, row: 0, tile: 0); put(c1, row: 1, tile: 0); put(c2, row: 2, tile: 0)
+        put(c3, row: 3, tile: 0); put(c4, row: 4, tile: 0); put(c5, row: 5, tile: 0)
+        if twoTiles {
+            put(d0, row: 0, tile: 1); put(d1, row: 1, tile: 1); put(d2, row: 2, tile: 1)
+            put(d3, row: 3, tile: 1); put(d4, row: 4, tile: 1); put(d5, row: 5, tile: 1)
+        }
+        if twoPanels {
+            put(c6, row: 6, tile: 0); put(c7, row: 7, tile: 0); put(c8, row: 8, tile: 0)
+            put(c9, row: 9, tile: 0); put(c10, row: 10, tile: 0); put(c11, row: 11, tile: 0)
+            if twoTiles {
+                put(d6, row: 6, tile: 1); put(d7, row: 7, tile: 1); put(d8, row: 8, tile: 1)
+                put(d9, row: 9, tile: 1); put(d10, row: 10, tile: 1); put(d11, row: 11, tile: 1)
+            }
+        }
+    }
+}
