@@ -268,7 +268,25 @@ public enum Kernels {
                         }
                     }
                 } else {
-                    for ox in 0..<outWidth {
+                    var ox = 0
+                    if stride.1 == 2 {
+                        // Sixteen outputs at a time: the even values of 32 from each tap's
+                        // column (the read stays inside the scratch's row), multiplied and
+                        // added as the single pixels below are, in the same order.
+                        while ox * 2 + kernel.1 - 1 + 2 * lanes <= paddedWidth && ox + lanes <= outWidth {
+                            var a = Vector(repeating: bias[c])
+                            for ky in 0..<kernel.0 {
+                                let row = scratch + (oy * stride.0 + ky) * paddedWidth + ox * 2, taps = k + ky * kernel.1
+                                for kx in 0..<kernel.1 {
+                                    let pair = UnsafeRawPointer(row + kx).loadUnaligned(as: SIMD32<Float>.self)
+                                    a = a + pair.evenHalf * taps[kx]
+                                }
+                            }
+                            Layers.store(a, destination + ox)
+                            ox += lanes
+                        }
+                    }
+                    for ox in ox..<outWidth {
                         var sum = bias[c]
                         for ky in 0..<kernel.0 {
                             let row = scratch + (oy * stride.0 + ky) * paddedWidth + ox * stride.1

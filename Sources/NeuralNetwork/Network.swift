@@ -25,8 +25,9 @@ public struct Network: Sendable {
         /// are `packed` instead (`weights` empty).
         case convolution(weights: [Float], packed: PackedMatrix?, bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
                          padding: (top: Int, left: Int, bottom: Int, right: Int), groups: Int, activation: Activation)
-        /// Kernel and stride 2x2; `taps` the `[out][in]` matrix of each tap `(i, j)`, packed.
-        case transposed(taps: [PackedMatrix], bias: [Float], outputs: Int, activation: Activation)
+        /// Kernel and stride 2x2; `taps` the four taps' `[out][in]` matrices one below another
+        /// (row `tap * outputs + o`, tap `(i, j)` = `2i + j`), packed as one; `bias` a row's.
+        case transposed(taps: PackedMatrix, bias: [Float], outputs: Int, activation: Activation)
         /// 2x2 maximum, stride 1, the missing row and column at the bottom and right ignored.
         case maxPool
         case concat
@@ -154,12 +155,15 @@ public struct Network: Sendable {
                           bias.shape == [weights.shape[1]]
                     else { throw fail("a transposed convolution other than 2x2, stride 2") }
                     outChannels = weights.shape[1]
-                    // ONNX's [in][out][i][j] to four [out][in] matrices, one a tap.
+                    // ONNX's [in][out][i][j] to the four taps' [out][in] matrices, one below another.
                     let ins = inChannels[0], outs = outChannels
-                    let taps = (0..<4).map { tap in
-                        PackedMatrix((0..<(outs * ins)).map { weights.values[($0 % ins * outs + $0 / ins) * 4 + tap] }, rows: outs, inner: ins, bf16: bf16)
+                    let stacked = (0..<(4 * outs * ins)).map { index in
+                        let tap = index / (outs * ins), o = index / ins % outs, c = index % ins
+                        return weights.values[(c * outs + o) * 4 + tap]
                     }
-                    operation = .transposed(taps: taps, bias: bias.values, outputs: outChannels, activation: activation)
+                    let taps = PackedMatrix(stacked, rows: 4 * outs, inner: ins, bf16: bf16)
+                    operation = .transposed(taps: taps, bias: Array(repeating: bias.values, count: 4).flatMap { $0 }, outputs: outChannels,
+                                            activation: activation)
                 }
             case "maxpool" where named["auto_pad"] == "SAME_UPPER":
                 guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1"
@@ -253,7 +257,7 @@ public struct Network: Sendable {
                 step.operation = .convolution(weights: weights, packed: packed?.fp32, bias: bias, outputs: outputs, kernel: kernel,
                                               stride: stride, padding: padding, groups: groups, activation: activation)
             case .transposed(let taps, let bias, let outputs, let activation):
-                step.operation = .transposed(taps: taps.map(\.fp32), bias: bias, outputs: outputs, activation: activation)
+                step.operation = .transposed(taps: taps.fp32, bias: bias, outputs: outputs, activation: activation)
             case .linear(let weights, let packed, let bias, let activation):
                 step.operation = .linear(weights: weights, packed: packed.fp32, bias: bias, activation: activation)
             case .linearSoftmax(let panels, let bias, _):
@@ -324,7 +328,7 @@ public struct Network: Sendable {
         case .convolution(_, let packed, _, let outputs, let kernel, let stride, _, let groups, _):
             name = "conv \(kernel.0)x\(kernel.1)/\(stride.0)" + (packed == nil ? " dw\(groups)" : " \(packed!.inner / (kernel.0 * kernel.1))->\(outputs)")
                 + (step.inputs.count > 1 ? " (\(step.inputs.count) parts)" : "")
-        case .transposed(let taps, _, let outputs, _): name = "deconv \(taps[0].inner)->\(outputs)"
+        case .transposed(let taps, _, let outputs, _): name = "deconv \(taps.inner)->\(outputs)"
         case .channelMixer(let expand, _, _, _): name = "mixer \(expand.inner)->\(expand.rows)"
         case .banded(let group): name = "banded \(group.members.count) convs"
         case .maxPool: name = "maxpool"

@@ -236,27 +236,29 @@ extension Layers {
     ) {
         let inner = input.channels
         precondition(weights.count == 4 * outputs * inner && bias.count == outputs)
-        let taps = (0..<4).map { tap in
-            PackedMatrix(Array(weights[(tap * outputs * inner)..<((tap + 1) * outputs * inner)]), rows: outputs, inner: inner, bf16: false)
-        }
+        let taps = PackedMatrix(weights, rows: 4 * outputs, inner: inner, bf16: false)
         var workspace: [Float] = []
-        transposedConvolution2x2(input, taps: taps, bias: bias, activation: activation, into: &output, scratch: &scratch,
-                                 workspace: &workspace)
+        transposedConvolution2x2(input, taps: taps, bias: Array(repeating: bias, count: 4).flatMap { $0 }, activation: activation,
+                                 into: &output, scratch: &scratch, workspace: &workspace)
     }
 
-    /// The same with each tap's `[out][in]` matrix packed. A block of the input's rows at a
-    /// time, each tap is one matrix product into the scratch, then spread onto the output: the
-    /// scratch holds `outputs x rows x width` floats (about `transposedBlock`), not a whole
-    /// plane per output (the detector's head at H/4: 17 MB for an A4 page, now 0.25 MB).
+    /// The same with the four taps' `[out][in]` matrices packed as one of `4 x outputs` rows
+    /// (row `tap * outputs + o`, tap `(i, j)` = `2i + j`; `bias` a row's). A block of the
+    /// input's rows at a time, one matrix product makes every tap's values in the scratch (one
+    /// product, so a head of one output runs whole panels, not a sixth of one per tap), then
+    /// they are spread onto the output, the two taps of an output row interleaved: the scratch
+    /// holds `4 x outputs x rows x width` floats (about `transposedBlock`), not a whole plane
+    /// per output (the detector's head at H/4: 17 MB for an A4 page).
     static func transposedConvolution2x2(
-        _ input: FeatureMap, taps: [PackedMatrix], bias: [Float], activation: Activation,
+        _ input: FeatureMap, taps: PackedMatrix, bias: [Float], activation: Activation,
         into output: inout FeatureMap, scratch: inout [Float], workspace: inout [Float]
     ) {
-        let inner = input.channels, plane = input.planeSize, width = input.width, height = input.height, outputs = bias.count
-        precondition(taps.count == 4 && taps.allSatisfy { $0.rows == outputs && $0.inner == inner })
+        let inner = input.channels, plane = input.planeSize, width = input.width, height = input.height
+        let outputs = bias.count / 4
+        precondition(bias.count == 4 * outputs && taps.rows == 4 * outputs && taps.inner == inner)
         output.reshape(channels: outputs, height: height * 2, width: width * 2)
-        let blockRows = max(1, min(height, transposedBlock / max(1, outputs * width)))
-        reserve(&scratch, outputs * blockRows * width)
+        let blockRows = max(1, min(height, transposedBlock / max(1, 4 * outputs * width)))
+        reserve(&scratch, 4 * outputs * blockRows * width)
         reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
             bias.withUnsafeBufferPointer { b in
@@ -265,18 +267,22 @@ extension Layers {
                         workspace.withUnsafeMutableBufferPointer { work in
                             for top in stride(from: 0, to: height, by: blockRows) {
                                 let rows = min(blockRows, height - top), block = rows * width
-                                for (tap, weights) in taps.enumerated() {
-                                    Kernels.matrixProduct(weights, input: source.baseAddress! + top * width, inputStride: plane,
-                                                          columns: block, bias: b.baseAddress!, activation: activation,
-                                                          output: products.baseAddress!, outputStride: block,
-                                                          workspace: work.baseAddress!)
-                                    let i = tap / 2, j = tap % 2
+                                Kernels.matrixProduct(taps, input: source.baseAddress! + top * width, inputStride: plane,
+                                                      columns: block, bias: b.baseAddress!, activation: activation,
+                                                      output: products.baseAddress!, outputStride: block,
+                                                      workspace: work.baseAddress!)
+                                for i in 0..<2 {
                                     for o in 0..<outputs {
-                                        let from = products.baseAddress! + o * block
+                                        let left = products.baseAddress! + ((2 * i) * outputs + o) * block
+                                        let right = products.baseAddress! + ((2 * i + 1) * outputs + o) * block
                                         let to = target.baseAddress! + o * 4 * plane
                                         for y in 0..<rows {
-                                            let line = to + (2 * (top + y) + i) * 2 * width + j, row = from + y * width
-                                            for x in 0..<width { line[2 * x] = row[x] }
+                                            let line = to + (2 * (top + y) + i) * 2 * width
+                                            let even = left + y * width, odd = right + y * width
+                                            for x in 0..<width {
+                                                line[2 * x] = even[x]
+                                                line[2 * x + 1] = odd[x]
+                                            }
                                         }
                                     }
                                 }
