@@ -207,6 +207,24 @@ public enum Kernels {
         }
     }
 
+    /// One row of a 2x2 max pool of stride 1 (`SAME_UPPER`): each value the largest of it, its
+    /// right neighbour and the two below them (`below` is the row itself at the map's last
+    /// row); the last column's window is its own column.
+    static func maxPoolRow(_ line: UnsafePointer<Float>, below: UnsafePointer<Float>, width: Int,
+                           into out: UnsafeMutablePointer<Float>) {
+        var x = 0
+        while x + lanes < width {
+            Layers.store(Layers.maximum(Layers.maximum(Layers.load(line + x), Layers.load(line + x + 1)),
+                                        Layers.maximum(Layers.load(below + x), Layers.load(below + x + 1))), out + x)
+            x += lanes
+        }
+        while x < width - 1 {
+            out[x] = max(max(line[x], line[x + 1]), max(below[x], below[x + 1]))
+            x += 1
+        }
+        if width > 0 { out[width - 1] = max(line[width - 1], below[width - 1]) }
+    }
+
     /// A depthwise convolution: each channel by its own `kh x kw` kernel, any stride and
     /// padding. Each plane is copied once into a zero-bordered scratch plane, so the loops over
     /// taps have no edge cases; with stride 1 they run along rows in vector steps.

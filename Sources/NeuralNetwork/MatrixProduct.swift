@@ -256,10 +256,11 @@ extension Kernels {
     }
 
     /// `multiplyPanelsWide` with the columns read where they lie (`DirectProduct`): `columns`
-    /// (16 or 32) columns, step `k` of the depth at `taps[k] + offset`, into plain rows of
+    /// (16 or 32) columns, step `k` of the depth at `taps[k] + offset` (`strided`: every other
+    /// value from `taps[k] + 2 * offset`), into plain rows of
     /// `output`. The sums and their stores are the packed kernel's, so the values are too.
     static func multiplyDirect(
-        _ weights: PackedMatrix, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, columns: Int,
+        _ weights: PackedMatrix, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, columns: Int, strided: Bool = false,
         bias: UnsafePointer<Float>?, activation: Activation, output: Destination
     ) {
         precondition(columns == tileColumns || columns == wideTiles * tileColumns)
@@ -275,14 +276,16 @@ extension Kernels {
                     switch (count > panelRows, pair) {
                     case (true, true):
                         DirectProduct.twelveByThirtyTwo(a, panelStride: panelRows * depth, taps: taps, offset: offset, depth: depth,
-                                                        start: start, sums: sums)
+                                                        start: start, sums: sums, strided: strided)
                     case (true, false):
                         DirectProduct.twelveBySixteen(a, panelStride: panelRows * depth, taps: taps, offset: offset, depth: depth,
-                                                      start: start, sums: sums)
+                                                      start: start, sums: sums, strided: strided)
                     case (false, true):
-                        DirectProduct.sixByThirtyTwo(a, taps: taps, offset: offset, depth: depth, start: start, sums: sums)
+                        DirectProduct.sixByThirtyTwo(a, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                                                     strided: strided)
                     case (false, false):
-                        DirectProduct.sixBySixteen(a, taps: taps, offset: offset, depth: depth, start: start, sums: sums)
+                        DirectProduct.sixBySixteen(a, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                                                   strided: strided)
                     }
                     for t in 0..<(pair ? wideTiles : 1) {
                         for r in 0..<count {

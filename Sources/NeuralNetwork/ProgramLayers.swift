@@ -48,7 +48,8 @@ extension Layers {
         let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
         output.reshape(channels: outputs, height: height, width: width)
         let pointwise = parts == 1 && kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
-        reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
+        let pooledRows = (0..<parts).reduce(0) { $0 + (pooled($1) ? part($1).channels * kernel.0 * part($1).width : 0) }
+        reserve(&workspace, convolutionWorkspace(inner: inner, pooledRows: pooledRows))
         input.storage.withUnsafeBufferPointer { source in
             bias.withUnsafeBufferPointer { b in
                 output.storage.withUnsafeMutableBufferPointer { target in
@@ -117,17 +118,22 @@ extension Layers {
                 column += count
             }
         }
-        // Output columns `from..<upTo` read every tap inside the input's row.
-        let inputWidth = part(0).width, from = padding.left
-        let upTo = min(width, inputWidth - kernel.1 + 1 + padding.left)
-        let direct = kernels != .avx2 && !(kernels == .amx && weights.tiles != nil) && stride == (1, 1)
-            && (0..<parts).allSatisfy { !pooled($0) && part($0).width == inputWidth } && upTo - from >= Kernels.tileColumns
+        // Output columns `from..<upTo` read every tap inside the input's row (at stride 2, the
+        // odd value after the last one too, as the vector loads read pairs).
+        let inputWidth = part(0).width, step = stride.1
+        let from = (padding.left + step - 1) / step
+        let upTo = min(width, (inputWidth - kernel.1 + 1 + padding.left) / step)
+        let direct = kernels != .avx2 && !(kernels == .amx && weights.tiles != nil) && stride.0 == step && (step == 1 || step == 2)
+            && (0..<parts).allSatisfy { part($0).width == inputWidth } && upTo - from >= Kernels.tileColumns
         guard direct else {
             for row in rows { gathered(row: row, columns: 0..<width) }
             return
         }
+        // A pooled part's rows this output row reads, through its 2x2 max pool, after the
+        // gathering's workspace (`convolutionWorkspace`).
+        let pooledRows = workspace + Kernels.matrixProductWorkspace(inner: inner)
         withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: inner + parts) { pointers in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: width + 2 * Kernels.tileColumns) { zeros in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: width * step + 4 * Kernels.tileColumns) { zeros in
                 zeros.initialize(repeating: 0)
                 let taps = pointers.baseAddress!, bases = taps + inner, zero = UnsafePointer(zeros.baseAddress!)
                 // Each part's storage, held open while its rows are read.
@@ -142,13 +148,22 @@ extension Layers {
                     for row in rows {
                         // Tap k = (c, ky, kx) of this row, at output column 0 (read from `from` on);
                         // a row outside the map reads zeros.
-                        var k = 0
+                        var k = 0, pooledRow = pooledRows
                         for index in 0..<parts {
                             let map = part(index), top = padding.top + firstStoredRow(index)
                             for c in 0..<map.channels {
                                 for ky in 0..<kernel.0 {
-                                    let y = row + ky - top
-                                    let line = y >= 0 && y < map.height ? bases[index] + (c * map.height + y) * map.width : nil
+                                    let y = row * stride.0 + ky - top
+                                    var line: UnsafePointer<Float>? = nil
+                                    if y >= 0 && y < map.height {
+                                        line = bases[index] + (c * map.height + y) * map.width
+                                        if pooled(index) {
+                                            Kernels.maxPoolRow(line!, below: y + 1 < map.height ? line! + map.width : line!,
+                                                               width: map.width, into: pooledRow)
+                                            line = UnsafePointer(pooledRow)
+                                            pooledRow += map.width
+                                        }
+                                    }
                                     for kx in 0..<kernel.1 {
                                         taps[k] = line.map { $0 + kx - padding.left } ?? zero
                                         k += 1
@@ -160,7 +175,8 @@ extension Layers {
                         while column + Kernels.tileColumns <= upTo {
                             let count = column + 2 * Kernels.tileColumns <= upTo ? 2 * Kernels.tileColumns : Kernels.tileColumns
                             Kernels.multiplyDirect(
-                                weights, taps: taps, offset: column, columns: count, bias: bias, activation: activation,
+                                weights, taps: taps, offset: column, columns: count, strided: step == 2, bias: bias,
+                                activation: activation,
                                 output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
                                                             rowStride: targetPlane, tileStride: Kernels.tileColumns))
                             column += count
@@ -171,6 +187,13 @@ extension Layers {
                 }
             }
         }
+    }
+
+    /// The workspace `convolveRows` needs: the gathering's tiles, then `pooledRows` rows of
+    /// its pooled parts (for each such part, its channels times the kernel's rows, each as wide
+    /// as the part).
+    static func convolutionWorkspace(inner: Int, pooledRows: Int) -> Int {
+        Kernels.matrixProductWorkspace(inner: inner) + pooledRows
     }
 
     /// A depthwise convolution (one group per channel), any kernel, stride and padding.

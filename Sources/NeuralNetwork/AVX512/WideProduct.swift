@@ -128,46 +128,66 @@ public enum DirectProduct {
     @inline(never)
     public static func twelveByThirtyTwo(
         _ a: UnsafePointer<Float>, panelStride: Int, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
-        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, strided: Bool = false
     ) {
-        sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
-            twoPanels: true, twoTiles: true)
+        if strided {
+            sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: true, twoTiles: true, strided: true)
+        } else {
+            sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: true, twoTiles: true, strided: false)
+        }
     }
 
     /// Twelve rows by sixteen columns.
     @inline(never)
     public static func twelveBySixteen(
         _ a: UnsafePointer<Float>, panelStride: Int, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
-        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, strided: Bool = false
     ) {
-        sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
-            twoPanels: true, twoTiles: false)
+        if strided {
+            sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: true, twoTiles: false, strided: true)
+        } else {
+            sum(a, panelStride: panelStride, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: true, twoTiles: false, strided: false)
+        }
     }
 
     /// Six rows by thirty-two columns.
     @inline(never)
     public static func sixByThirtyTwo(
         _ a: UnsafePointer<Float>, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
-        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, strided: Bool = false
     ) {
-        sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
-            twoPanels: false, twoTiles: true)
+        if strided {
+            sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: false, twoTiles: true, strided: true)
+        } else {
+            sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: false, twoTiles: true, strided: false)
+        }
     }
 
     /// Six rows by sixteen columns.
     @inline(never)
     public static func sixBySixteen(
         _ a: UnsafePointer<Float>, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
-        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, strided: Bool = false
     ) {
-        sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
-            twoPanels: false, twoTiles: false)
+        if strided {
+            sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: false, twoTiles: false, strided: true)
+        } else {
+            sum(a, panelStride: 0, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                twoPanels: false, twoTiles: false, strided: false)
+        }
     }
 
     @inline(__always)
     static func sum(
         _ a: UnsafePointer<Float>, panelStride: Int, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, depth: Int,
-        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, twoPanels: Bool, twoTiles: Bool
+        start: UnsafePointer<Float>, sums: UnsafeMutablePointer<Float>, twoPanels: Bool, twoTiles: Bool, strided: Bool
     ) {
         func first(_ r: Int) -> Vector { r < 6 || twoPanels ? Vector(repeating: start[r]) : Vector() }
         var c0 = first(0), c1 = first(1), c2 = first(2), c3 = first(3), c4 = first(4), c5 = first(5)
@@ -175,12 +195,19 @@ public enum DirectProduct {
         var d0 = c0, d1 = c1, d2 = c2, d3 = c3, d4 = c4, d5 = c5
         var d6 = c6, d7 = c7, d8 = c8, d9 = c9, d10 = c10, d11 = c11
         var pa = a
+        let floats = MemoryLayout<Float>.stride
+        // Strided (a convolution of stride 2): a tile's sixteen columns are the even values of
+        // the 32 from the tap's column, and the second tile's the even values of the next 32.
+        func load(_ pointer: UnsafeRawPointer, tile: Int) -> Vector {
+            strided ? pointer.loadUnaligned(fromByteOffset: tile * 32 * floats, as: SIMD32<Float>.self).evenHalf
+                : pointer.loadUnaligned(fromByteOffset: tile * 16 * floats, as: Vector.self)
+        }
         for k in 0..<depth {
-            let pb = UnsafeRawPointer(taps[k] + offset)
-            let x = pb.loadUnaligned(as: Vector.self)
+            let pb = UnsafeRawPointer(taps[k] + (strided ? 2 * offset : offset))
+            let x = load(pb, tile: 0)
             WideProduct.addProducts(x, pa, &c0, &c1, &c2, &c3, &c4, &c5)
             if twoTiles {
-                let y = pb.loadUnaligned(fromByteOffset: 16 * MemoryLayout<Float>.stride, as: Vector.self)
+                let y = load(pb, tile: 1)
                 WideProduct.addProducts(y, pa, &d0, &d1, &d2, &d3, &d4, &d5)
                 if twoPanels { WideProduct.addProducts(y, pa + panelStride, &d6, &d7, &d8, &d9, &d10, &d11) }
             }
