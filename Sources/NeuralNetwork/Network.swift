@@ -432,10 +432,17 @@ public struct Network: Sendable {
     /// Runs the network on an input of `height x width` that `fill` writes straight into the
     /// network's own map (shaped as the input, its contents undefined; `fill` may reshape it
     /// only to that shape), so the caller need not hold a copy of the input.
-    /// `afterStep` is told the index of each step as it ends (a bench times the steps by it;
-    /// `describe(step:)` names them).
+    /// (`NetworkRunning`'s requirement, which the reader calls: keep this signature, or the
+    /// protocol's default, which holds the input twice, answers instead.)
     public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
-                             isCancelled: () -> Bool = { false }, afterStep: ((Int) -> Void)? = nil) throws(NetworkError) -> FeatureMap {
+                             isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
+        try run(height: height, width: width, filling: fill, isCancelled: isCancelled, afterStep: nil)
+    }
+
+    /// The same, telling `afterStep` the index of each step as it ends (a bench times the steps
+    /// by it; `describe(step:)` names them).
+    public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
+                             isCancelled: () -> Bool = { false }, afterStep: ((Int) -> Void)?) throws(NetworkError) -> FeatureMap {
         guard height > 0, width > 0 else { throw .badInput("\(path): a \(height) x \(width) input") }
         // Values below float's smallest normal are flushed to zero while the network runs:
         // the GELU's far tail makes them, and each one read by a product costs a microcode
