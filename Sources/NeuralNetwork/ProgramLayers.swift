@@ -38,7 +38,7 @@ extension Layers {
     static func convolution(
         parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool = { _ in false }, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
-        scratch: inout [Float], workspace: inout [Float]
+        scratch: inout [Float], workspace: inout [Float], kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let input = part(0)
         let channels = (0..<parts).reduce(0) { $0 + part($1).channels }
@@ -57,14 +57,14 @@ extension Layers {
                         if pointwise {
                             Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
                                                   bias: b.baseAddress!, activation: activation, output: target.baseAddress!,
-                                                  outputStride: plane, workspace: work.baseAddress!)
+                                                  outputStride: plane, workspace: work.baseAddress!, kernels: kernels)
                             return
                         }
                         precondition((0..<parts).allSatisfy { part($0).height == input.height && part($0).width == input.width })
                         convolveRows(parts: parts, part, pooled: pooled, firstStoredRow: { _ in 0 }, weights: weights,
                                      bias: b.baseAddress!, kernel: kernel, stride: stride, padding: padding,
                                      activation: activation, rows: 0..<height, width: width, target: target.baseAddress!,
-                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!)
+                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!, kernels: kernels)
                     }
                 }
             }
@@ -114,7 +114,8 @@ extension Layers {
                     weights, packed: workspace, columns: count, bias: bias,
                     activation: activation, residual: nil, residualStride: 0,
                     output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
-                                                rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                                                rowStride: targetPlane, tileStride: Kernels.tileColumns),
+                    kernels: kernels)
                 column += count
             }
         }
