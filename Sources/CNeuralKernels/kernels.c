@@ -96,8 +96,19 @@ void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const 
     if (twoRows && twoColumns) _tile_stored(3, sums + 528, 128);
 }
 
+unsigned gloss_flush_subnormals(void) {
+    unsigned control = _mm_getcsr();
+    // Bit 15 flushes results to zero, bit 6 reads subnormal inputs as zero.
+    _mm_setcsr(control | 0x8040u);
+    return control;
+}
+
+void gloss_restore_float_control(unsigned control) { _mm_setcsr(control); }
+
 #else
 
+unsigned gloss_flush_subnormals(void) { return 0; }
+void gloss_restore_float_control(unsigned control) { (void)control; }
 int gloss_amx_request_tiles(void) { return 0; }
 void gloss_bf16_pack(const float *input, long rowStride, long tileStride, int depth, int columns, int chunks,
                      uint16_t *output) { abort(); }

@@ -122,7 +122,16 @@ extension Layers {
         let sizes = group.sizes(inputs: inputs.map { ($0.height, $0.width) })
         output.reshape(channels: group.channels[last], height: sizes[last].height, width: sizes[last].width)
         if bands.count < last { bands += [FeatureMap](repeating: FeatureMap(channels: 0, height: 0, width: 0), count: last - bands.count) }
-        reserve(&workspace, members.map { Kernels.matrixProductWorkspace(inner: $0.weights.inner) }.max() ?? 0)
+        // The gathering's tiles and the pooled parts' rows (`convolutionWorkspace`).
+        reserve(&workspace, members.map { member in
+            let pooledRows = member.pooled.reduce(0) { total, position in
+                switch member.sources[position] {
+                case .outside(let input): return total + inputs[input].channels * member.kernel.0 * inputs[input].width
+                case .member(let producer): return total + group.channels[producer] * member.kernel.0 * sizes[producer].width
+                }
+            }
+            return convolutionWorkspace(inner: member.weights.inner, pooledRows: pooledRows)
+        }.max() ?? 0)
         var first = 0
         while first < sizes[last].height {
             if isCancelled() { return false }

@@ -164,6 +164,22 @@ public enum Kernels {
                             // The 2x2 window's bottom row and right column, clamped: past the
                             // edge the window is what is left of it.
                             let below = y + 1 < height ? line + width : line
+                            if stride.1 == 2 && count == tileColumns && start >= 0 && start + 2 * tileColumns <= width {
+                                // A whole tile inside the row: each lane's window is the even
+                                // and odd values of 32 in its two rows (the right column stays
+                                // inside the row, as the last lane's is start + 31).
+                                let top = UnsafeRawPointer(line + start).loadUnaligned(as: SIMD32<Float>.self)
+                                let bottom = UnsafeRawPointer(below + start).loadUnaligned(as: SIMD32<Float>.self)
+                                Layers.store(Layers.maximum(Layers.maximum(top.evenHalf, top.oddHalf),
+                                                            Layers.maximum(bottom.evenHalf, bottom.oddHalf)), target)
+                                continue
+                            }
+                            if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns < width {
+                                Layers.store(Layers.maximum(Layers.maximum(Layers.load(line + start), Layers.load(line + start + 1)),
+                                                            Layers.maximum(Layers.load(below + start), Layers.load(below + start + 1))),
+                                             target)
+                                continue
+                            }
                             for lane in 0..<tileColumns {
                                 let sx = start + lane * stride.1
                                 guard lane < count && sx >= 0 && sx < width else {
@@ -189,6 +205,24 @@ public enum Kernels {
                 }
             }
         }
+    }
+
+    /// One row of a 2x2 max pool of stride 1 (`SAME_UPPER`): each value the largest of it, its
+    /// right neighbour and the two below them (`below` is the row itself at the map's last
+    /// row); the last column's window is its own column.
+    static func maxPoolRow(_ line: UnsafePointer<Float>, below: UnsafePointer<Float>, width: Int,
+                           into out: UnsafeMutablePointer<Float>) {
+        var x = 0
+        while x + lanes < width {
+            Layers.store(Layers.maximum(Layers.maximum(Layers.load(line + x), Layers.load(line + x + 1)),
+                                        Layers.maximum(Layers.load(below + x), Layers.load(below + x + 1))), out + x)
+            x += lanes
+        }
+        while x < width - 1 {
+            out[x] = max(max(line[x], line[x + 1]), max(below[x], below[x + 1]))
+            x += 1
+        }
+        if width > 0 { out[width - 1] = max(line[width - 1], below[width - 1]) }
     }
 
     /// A depthwise convolution: each channel by its own `kh x kw` kernel, any stride and
@@ -252,7 +286,25 @@ public enum Kernels {
                         }
                     }
                 } else {
-                    for ox in 0..<outWidth {
+                    var ox = 0
+                    if stride.1 == 2 {
+                        // Sixteen outputs at a time: the even values of 32 from each tap's
+                        // column (the read stays inside the scratch's row), multiplied and
+                        // added as the single pixels below are, in the same order.
+                        while ox * 2 + kernel.1 - 1 + 2 * lanes <= paddedWidth && ox + lanes <= outWidth {
+                            var a = Vector(repeating: bias[c])
+                            for ky in 0..<kernel.0 {
+                                let row = scratch + (oy * stride.0 + ky) * paddedWidth + ox * 2, taps = k + ky * kernel.1
+                                for kx in 0..<kernel.1 {
+                                    let pair = UnsafeRawPointer(row + kx).loadUnaligned(as: SIMD32<Float>.self)
+                                    a = a + pair.evenHalf * taps[kx]
+                                }
+                            }
+                            Layers.store(a, destination + ox)
+                            ox += lanes
+                        }
+                    }
+                    for ox in ox..<outWidth {
                         var sum = bias[c]
                         for ky in 0..<kernel.0 {
                             let row = scratch + (oy * stride.0 + ky) * paddedWidth + ox * stride.1

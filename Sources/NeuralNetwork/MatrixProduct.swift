@@ -255,6 +255,51 @@ extension Kernels {
         }
     }
 
+    /// `multiplyPanelsWide` with the columns read where they lie (`DirectProduct`): `columns`
+    /// (16 or 32) columns, step `k` of the depth at `taps[k] + offset` (`strided`: every other
+    /// value from `taps[k] + 2 * offset`), into plain rows of
+    /// `output`. The sums and their stores are the packed kernel's, so the values are too.
+    static func multiplyDirect(
+        _ weights: PackedMatrix, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, columns: Int, strided: Bool = false,
+        bias: UnsafePointer<Float>?, activation: Activation, output: Destination
+    ) {
+        precondition(columns == tileColumns || columns == wideTiles * tileColumns)
+        let rows = weights.rows, depth = weights.inner
+        let blockRows = widePanels * panelRows, blockColumns = wideTiles * tileColumns, pair = columns == blockColumns
+        weights.panels.withUnsafeBufferPointer { panels in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: blockRows * (1 + blockColumns)) { buffer in
+                let start = buffer.baseAddress!, sums = start + blockRows
+                var row = 0
+                while row < rows {
+                    let count = min(blockRows, rows - row), a = panels.baseAddress! + row * depth
+                    for r in 0..<blockRows { start[r] = r < count ? bias?[row + r] ?? 0 : 0 }
+                    switch (count > panelRows, pair) {
+                    case (true, true):
+                        DirectProduct.twelveByThirtyTwo(a, panelStride: panelRows * depth, taps: taps, offset: offset, depth: depth,
+                                                        start: start, sums: sums, strided: strided)
+                    case (true, false):
+                        DirectProduct.twelveBySixteen(a, panelStride: panelRows * depth, taps: taps, offset: offset, depth: depth,
+                                                      start: start, sums: sums, strided: strided)
+                    case (false, true):
+                        DirectProduct.sixByThirtyTwo(a, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                                                     strided: strided)
+                    case (false, false):
+                        DirectProduct.sixBySixteen(a, taps: taps, offset: offset, depth: depth, start: start, sums: sums,
+                                                   strided: strided)
+                    }
+                    for t in 0..<(pair ? wideTiles : 1) {
+                        for r in 0..<count {
+                            store(Layers.load(sums + r * blockColumns + t * tileColumns), columns: tileColumns,
+                                  activation: activation, residual: nil,
+                                  output: output.base + (row + r) * output.rowStride + t * output.tileStride, padded: false)
+                        }
+                    }
+                    row += blockRows
+                }
+            }
+        }
+    }
+
     /// AMX's tile: sixteen rows of 64 bytes, 32 bf16 values of the depth (or sixteen floats).
     static let tileRows = 16
     static let tileDepth = 32

@@ -1,3 +1,4 @@
+import CNeuralKernels
 import GlossNeuralKernelChoice
 
 /// A network given as a program (a version 2 model file, `models/ppocr/README.md`), evaluated
@@ -24,8 +25,9 @@ public struct Network: Sendable {
         /// are `packed` instead (`weights` empty).
         case convolution(weights: [Float], packed: PackedMatrix?, bias: [Float], outputs: Int, kernel: (Int, Int), stride: (Int, Int),
                          padding: (top: Int, left: Int, bottom: Int, right: Int), groups: Int, activation: Activation)
-        /// Kernel and stride 2x2; `taps` the `[out][in]` matrix of each tap `(i, j)`, packed.
-        case transposed(taps: [PackedMatrix], bias: [Float], outputs: Int, activation: Activation)
+        /// Kernel and stride 2x2; `taps` the four taps' `[out][in]` matrices one below another
+        /// (row `tap * outputs + o`, tap `(i, j)` = `2i + j`), packed as one; `bias` a row's.
+        case transposed(taps: PackedMatrix, bias: [Float], outputs: Int, activation: Activation)
         /// 2x2 maximum, stride 1, the missing row and column at the bottom and right ignored.
         case maxPool
         case concat
@@ -153,12 +155,15 @@ public struct Network: Sendable {
                           bias.shape == [weights.shape[1]]
                     else { throw fail("a transposed convolution other than 2x2, stride 2") }
                     outChannels = weights.shape[1]
-                    // ONNX's [in][out][i][j] to four [out][in] matrices, one a tap.
+                    // ONNX's [in][out][i][j] to the four taps' [out][in] matrices, one below another.
                     let ins = inChannels[0], outs = outChannels
-                    let taps = (0..<4).map { tap in
-                        PackedMatrix((0..<(outs * ins)).map { weights.values[($0 % ins * outs + $0 / ins) * 4 + tap] }, rows: outs, inner: ins, bf16: bf16)
+                    let stacked = (0..<(4 * outs * ins)).map { index in
+                        let tap = index / (outs * ins), o = index / ins % outs, c = index % ins
+                        return weights.values[(c * outs + o) * 4 + tap]
                     }
-                    operation = .transposed(taps: taps, bias: bias.values, outputs: outChannels, activation: activation)
+                    let taps = PackedMatrix(stacked, rows: 4 * outs, inner: ins, bf16: bf16)
+                    operation = .transposed(taps: taps, bias: Array(repeating: bias.values, count: 4).flatMap { $0 }, outputs: outChannels,
+                                            activation: activation)
                 }
             case "maxpool" where named["auto_pad"] == "SAME_UPPER":
                 guard inputs.count == 1, named["kernel_shape"] == "2,2", named["strides"] == "1,1"
@@ -252,7 +257,7 @@ public struct Network: Sendable {
                 step.operation = .convolution(weights: weights, packed: packed?.fp32, bias: bias, outputs: outputs, kernel: kernel,
                                               stride: stride, padding: padding, groups: groups, activation: activation)
             case .transposed(let taps, let bias, let outputs, let activation):
-                step.operation = .transposed(taps: taps.map(\.fp32), bias: bias, outputs: outputs, activation: activation)
+                step.operation = .transposed(taps: taps.fp32, bias: bias, outputs: outputs, activation: activation)
             case .linear(let weights, let packed, let bias, let activation):
                 step.operation = .linear(weights: weights, packed: packed.fp32, bias: bias, activation: activation)
             case .linearSoftmax(let panels, let bias, _):
@@ -309,6 +314,39 @@ public struct Network: Sendable {
             guard numbers.count == 2 else { throw fail("activation \(text)") }
             return .hardSigmoid(alpha: numbers[0], beta: numbers[1])
         }
+    }
+
+    /// How many steps a run takes (after fusion).
+    public var stepCount: Int { steps.count }
+
+    /// Step `index` in a few words (its operation, program line, output's channels and size in
+    /// the last run), for a bench's profile.
+    public func describe(step index: Int) -> String {
+        let step = steps[index], size = sizes[step.output]
+        let name: String
+        switch step.operation {
+        case .convolution(_, let packed, _, let outputs, let kernel, let stride, _, let groups, _):
+            name = "conv \(kernel.0)x\(kernel.1)/\(stride.0)" + (packed == nil ? " dw\(groups)" : " \(packed!.inner / (kernel.0 * kernel.1))->\(outputs)")
+                + (step.inputs.count > 1 ? " (\(step.inputs.count) parts)" : "")
+        case .transposed(let taps, _, let outputs, _): name = "deconv \(taps.inner)->\(outputs)"
+        case .channelMixer(let expand, _, _, _): name = "mixer \(expand.inner)->\(expand.rows)"
+        case .banded(let group): name = "banded \(group.members.count) convs"
+        case .maxPool: name = "maxpool"
+        case .concat: name = "concat"
+        case .add: name = "add"
+        case .multiply: name = "multiply"
+        case .addProduct: name = "addProduct"
+        case .mean: name = "mean"
+        case .resize(let factor): name = "resize x\(factor)"
+        case .linear(_, let packed, _, _): name = "linear \(packed.inner)->\(packed.rows)"
+        case .layerNorm: name = "layerNorm"
+        case .attention(let heads, _): name = "attention \(heads) heads"
+        case .softmax: name = "softmax"
+        case .linearSoftmax(_, let bias, _): name = "linearSoftmax ->\(bias.count)"
+        case .pool(let kernel, _, let maximum): name = (maximum ? "maxpool " : "avgpool ") + "\(kernel.0)x\(kernel.1)"
+        case .addEnlarged(let factor): name = "addEnlarged x\(factor)"
+        }
+        return "line \(step.line) \(name) -> \(size.height)x\(size.width)"
     }
 
     /// How many feature maps a run keeps (the program's values share them).
@@ -394,9 +432,24 @@ public struct Network: Sendable {
     /// Runs the network on an input of `height x width` that `fill` writes straight into the
     /// network's own map (shaped as the input, its contents undefined; `fill` may reshape it
     /// only to that shape), so the caller need not hold a copy of the input.
+    /// (`NetworkRunning`'s requirement, which the reader calls: keep this signature, or the
+    /// protocol's default, which holds the input twice, answers instead.)
     public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
                              isCancelled: () -> Bool = { false }) throws(NetworkError) -> FeatureMap {
+        try run(height: height, width: width, filling: fill, isCancelled: isCancelled, afterStep: nil)
+    }
+
+    /// The same, telling `afterStep` the index of each step as it ends (a bench times the steps
+    /// by it; `describe(step:)` names them).
+    public mutating func run(height: Int, width: Int, filling fill: (inout FeatureMap) -> Void,
+                             isCancelled: () -> Bool = { false }, afterStep: ((Int) -> Void)?) throws(NetworkError) -> FeatureMap {
         guard height > 0, width > 0 else { throw .badInput("\(path): a \(height) x \(width) input") }
+        // Values below float's smallest normal are flushed to zero while the network runs:
+        // the GELU's far tail makes them, and each one read by a product costs a microcode
+        // assist (the detector ran 2.5 times slower; `gloss_flush_subnormals`). The thread's
+        // own control is put back however the run ends.
+        let control = gloss_flush_subnormals()
+        defer { gloss_restore_float_control(control) }
         if let reason = plan(height: height, width: width) {
             throw .badInput("\(path): a \(height) x \(width) input does not fit, \(reason)")
         }
@@ -410,7 +463,7 @@ public struct Network: Sendable {
             throw .badInput("\(path): the input was filled as \(slots[slot].channels) x \(slots[slot].height) x "
                 + "\(slots[slot].width), not \(inputChannels) x \(height) x \(width)")
         }
-        for step in steps {
+        for (index, step) in steps.enumerated() {
             if isCancelled() { throw .cancelled }
             // The output's map is taken out of its slot while the step runs, so the inputs can
             // be read from theirs without copying (no step writes a slot it reads).
@@ -419,6 +472,7 @@ public struct Network: Sendable {
             let finished = evaluate(step, into: &output, isCancelled: isCancelled)
             swap(&output, &slots[slotOfValue[step.output]])
             if !finished { throw .cancelled }
+            afterStep?(index)
         }
         return slots[slotOfValue[outputValue]]
     }

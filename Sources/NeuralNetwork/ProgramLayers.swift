@@ -1,3 +1,5 @@
+import GlossNeuralKernelChoice
+
 /// The layers of a `Network` program, on feature maps: each sizes its output (keeping its
 /// storage when it fits) and runs on `Kernels`.
 extension Layers {
@@ -36,7 +38,7 @@ extension Layers {
     static func convolution(
         parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool = { _ in false }, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
-        scratch: inout [Float], workspace: inout [Float]
+        scratch: inout [Float], workspace: inout [Float], kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let input = part(0)
         let channels = (0..<parts).reduce(0) { $0 + part($1).channels }
@@ -46,7 +48,8 @@ extension Layers {
         let width = (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1, plane = height * width
         output.reshape(channels: outputs, height: height, width: width)
         let pointwise = parts == 1 && kernel == (1, 1) && stride == (1, 1) && padding == (0, 0, 0, 0)
-        reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
+        let pooledRows = (0..<parts).reduce(0) { $0 + (pooled($1) ? part($1).channels * kernel.0 * part($1).width : 0) }
+        reserve(&workspace, convolutionWorkspace(inner: inner, pooledRows: pooledRows))
         input.storage.withUnsafeBufferPointer { source in
             bias.withUnsafeBufferPointer { b in
                 output.storage.withUnsafeMutableBufferPointer { target in
@@ -54,14 +57,14 @@ extension Layers {
                         if pointwise {
                             Kernels.matrixProduct(weights, input: source.baseAddress!, inputStride: plane, columns: plane,
                                                   bias: b.baseAddress!, activation: activation, output: target.baseAddress!,
-                                                  outputStride: plane, workspace: work.baseAddress!)
+                                                  outputStride: plane, workspace: work.baseAddress!, kernels: kernels)
                             return
                         }
                         precondition((0..<parts).allSatisfy { part($0).height == input.height && part($0).width == input.width })
                         convolveRows(parts: parts, part, pooled: pooled, firstStoredRow: { _ in 0 }, weights: weights,
                                      bias: b.baseAddress!, kernel: kernel, stride: stride, padding: padding,
                                      activation: activation, rows: 0..<height, width: width, target: target.baseAddress!,
-                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!)
+                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!, kernels: kernels)
                     }
                 }
             }
@@ -75,18 +78,25 @@ extension Layers {
     /// row's columns at a time is gathered straight into the tiles the micro-kernel reads
     /// (`workspace`) and multiplied; output row `r` goes to row `r - targetFirstRow` of `target`,
     /// whose planes are `targetPlane` apart.
+    ///
+    /// With the AVX-512 kernel in fp32, a convolution of stride 1 that reads no part through a
+    /// pool gathers nothing inside the rows: each tap's row of the input, shifted by the tap's
+    /// column, is the row of columns the product reads, so the columns whose every tap lies
+    /// inside the input are multiplied where they lie (`multiplyDirect`), 32 or 16 at a time,
+    /// and only the few at either edge are gathered. The sums are the same either way.
     static func convolveRows(
         parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool, firstStoredRow: (Int) -> Int, weights: PackedMatrix,
         bias: UnsafePointer<Float>, kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, rows: Range<Int>, width: Int,
-        target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>
+        target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>,
+        kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let inner = weights.inner
         let block = Kernels.blockColumns(inner: inner)
-        for row in rows {
-            var column = 0
-            while column < width {
-                let count = min(block, width - column)
+        func gathered(row: Int, columns: Range<Int>) {
+            var column = columns.lowerBound
+            while column < columns.upperBound {
+                let count = min(block, columns.upperBound - column)
                 var first = 0
                 for index in 0..<parts {
                     let map = part(index)
@@ -104,10 +114,87 @@ extension Layers {
                     weights, packed: workspace, columns: count, bias: bias,
                     activation: activation, residual: nil, residualStride: 0,
                     output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
-                                                rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                                                rowStride: targetPlane, tileStride: Kernels.tileColumns),
+                    kernels: kernels)
                 column += count
             }
         }
+        // Output columns `from..<upTo` read every tap inside the input's row (at stride 2, the
+        // odd value after the last one too, as the vector loads read pairs).
+        let inputWidth = part(0).width, step = stride.1
+        let from = (padding.left + step - 1) / step
+        let upTo = min(width, (inputWidth - kernel.1 + 1 + padding.left) / step)
+        let direct = kernels != .avx2 && !(kernels == .amx && weights.tiles != nil) && stride.0 == step && (step == 1 || step == 2)
+            && (0..<parts).allSatisfy { part($0).width == inputWidth } && upTo - from >= Kernels.tileColumns
+        guard direct else {
+            for row in rows { gathered(row: row, columns: 0..<width) }
+            return
+        }
+        // A pooled part's rows this output row reads, through its 2x2 max pool, after the
+        // gathering's workspace (`convolutionWorkspace`).
+        let pooledRows = workspace + Kernels.matrixProductWorkspace(inner: inner)
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: inner + parts) { pointers in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: width * step + 4 * Kernels.tileColumns) { zeros in
+                zeros.initialize(repeating: 0)
+                let taps = pointers.baseAddress!, bases = taps + inner, zero = UnsafePointer(zeros.baseAddress!)
+                // Each part's storage, held open while its rows are read.
+                func withBases(_ index: Int, _ body: () -> Void) {
+                    guard index < parts else { return body() }
+                    part(index).storage.withUnsafeBufferPointer { plane in
+                        bases[index] = plane.baseAddress!
+                        withBases(index + 1, body)
+                    }
+                }
+                withBases(0) {
+                    for row in rows {
+                        // Tap k = (c, ky, kx) of this row, at output column 0 (read from `from` on);
+                        // a row outside the map reads zeros.
+                        var k = 0, pooledRow = pooledRows
+                        for index in 0..<parts {
+                            let map = part(index), top = padding.top + firstStoredRow(index)
+                            for c in 0..<map.channels {
+                                for ky in 0..<kernel.0 {
+                                    let y = row * stride.0 + ky - top
+                                    var line: UnsafePointer<Float>? = nil
+                                    if y >= 0 && y < map.height {
+                                        line = bases[index] + (c * map.height + y) * map.width
+                                        if pooled(index) {
+                                            Kernels.maxPoolRow(line!, below: y + 1 < map.height ? line! + map.width : line!,
+                                                               width: map.width, into: pooledRow)
+                                            line = UnsafePointer(pooledRow)
+                                            pooledRow += map.width
+                                        }
+                                    }
+                                    for kx in 0..<kernel.1 {
+                                        taps[k] = line.map { $0 + kx - padding.left } ?? zero
+                                        k += 1
+                                    }
+                                }
+                            }
+                        }
+                        var column = from
+                        while column + Kernels.tileColumns <= upTo {
+                            let count = column + 2 * Kernels.tileColumns <= upTo ? 2 * Kernels.tileColumns : Kernels.tileColumns
+                            Kernels.multiplyDirect(
+                                weights, taps: taps, offset: column, columns: count, strided: step == 2, bias: bias,
+                                activation: activation,
+                                output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
+                                                            rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                            column += count
+                        }
+                        gathered(row: row, columns: 0..<from)
+                        gathered(row: row, columns: column..<width)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The workspace `convolveRows` needs: the gathering's tiles, then `pooledRows` rows of
+    /// its pooled parts (for each such part, its channels times the kernel's rows, each as wide
+    /// as the part).
+    static func convolutionWorkspace(inner: Int, pooledRows: Int) -> Int {
+        Kernels.matrixProductWorkspace(inner: inner) + pooledRows
     }
 
     /// A depthwise convolution (one group per channel), any kernel, stride and padding.
@@ -173,27 +260,29 @@ extension Layers {
     ) {
         let inner = input.channels
         precondition(weights.count == 4 * outputs * inner && bias.count == outputs)
-        let taps = (0..<4).map { tap in
-            PackedMatrix(Array(weights[(tap * outputs * inner)..<((tap + 1) * outputs * inner)]), rows: outputs, inner: inner, bf16: false)
-        }
+        let taps = PackedMatrix(weights, rows: 4 * outputs, inner: inner, bf16: false)
         var workspace: [Float] = []
-        transposedConvolution2x2(input, taps: taps, bias: bias, activation: activation, into: &output, scratch: &scratch,
-                                 workspace: &workspace)
+        transposedConvolution2x2(input, taps: taps, bias: Array(repeating: bias, count: 4).flatMap { $0 }, activation: activation,
+                                 into: &output, scratch: &scratch, workspace: &workspace)
     }
 
-    /// The same with each tap's `[out][in]` matrix packed. A block of the input's rows at a
-    /// time, each tap is one matrix product into the scratch, then spread onto the output: the
-    /// scratch holds `outputs x rows x width` floats (about `transposedBlock`), not a whole
-    /// plane per output (the detector's head at H/4: 17 MB for an A4 page, now 0.25 MB).
+    /// The same with the four taps' `[out][in]` matrices packed as one of `4 x outputs` rows
+    /// (row `tap * outputs + o`, tap `(i, j)` = `2i + j`; `bias` a row's). A block of the
+    /// input's rows at a time, one matrix product makes every tap's values in the scratch (one
+    /// product, so a head of one output runs whole panels, not a sixth of one per tap), then
+    /// they are spread onto the output, the two taps of an output row interleaved: the scratch
+    /// holds `4 x outputs x rows x width` floats (about `transposedBlock`), not a whole plane
+    /// per output (the detector's head at H/4: 17 MB for an A4 page).
     static func transposedConvolution2x2(
-        _ input: FeatureMap, taps: [PackedMatrix], bias: [Float], activation: Activation,
+        _ input: FeatureMap, taps: PackedMatrix, bias: [Float], activation: Activation,
         into output: inout FeatureMap, scratch: inout [Float], workspace: inout [Float]
     ) {
-        let inner = input.channels, plane = input.planeSize, width = input.width, height = input.height, outputs = bias.count
-        precondition(taps.count == 4 && taps.allSatisfy { $0.rows == outputs && $0.inner == inner })
+        let inner = input.channels, plane = input.planeSize, width = input.width, height = input.height
+        let outputs = bias.count / 4
+        precondition(bias.count == 4 * outputs && taps.rows == 4 * outputs && taps.inner == inner)
         output.reshape(channels: outputs, height: height * 2, width: width * 2)
-        let blockRows = max(1, min(height, transposedBlock / max(1, outputs * width)))
-        reserve(&scratch, outputs * blockRows * width)
+        let blockRows = max(1, min(height, transposedBlock / max(1, 4 * outputs * width)))
+        reserve(&scratch, 4 * outputs * blockRows * width)
         reserve(&workspace, Kernels.matrixProductWorkspace(inner: inner))
         input.storage.withUnsafeBufferPointer { source in
             bias.withUnsafeBufferPointer { b in
@@ -202,18 +291,22 @@ extension Layers {
                         workspace.withUnsafeMutableBufferPointer { work in
                             for top in stride(from: 0, to: height, by: blockRows) {
                                 let rows = min(blockRows, height - top), block = rows * width
-                                for (tap, weights) in taps.enumerated() {
-                                    Kernels.matrixProduct(weights, input: source.baseAddress! + top * width, inputStride: plane,
-                                                          columns: block, bias: b.baseAddress!, activation: activation,
-                                                          output: products.baseAddress!, outputStride: block,
-                                                          workspace: work.baseAddress!)
-                                    let i = tap / 2, j = tap % 2
+                                Kernels.matrixProduct(taps, input: source.baseAddress! + top * width, inputStride: plane,
+                                                      columns: block, bias: b.baseAddress!, activation: activation,
+                                                      output: products.baseAddress!, outputStride: block,
+                                                      workspace: work.baseAddress!)
+                                for i in 0..<2 {
                                     for o in 0..<outputs {
-                                        let from = products.baseAddress! + o * block
+                                        let left = products.baseAddress! + ((2 * i) * outputs + o) * block
+                                        let right = products.baseAddress! + ((2 * i + 1) * outputs + o) * block
                                         let to = target.baseAddress! + o * 4 * plane
                                         for y in 0..<rows {
-                                            let line = to + (2 * (top + y) + i) * 2 * width + j, row = from + y * width
-                                            for x in 0..<width { line[2 * x] = row[x] }
+                                            let line = to + (2 * (top + y) + i) * 2 * width
+                                            let even = left + y * width, odd = right + y * width
+                                            for x in 0..<width {
+                                                line[2 * x] = even[x]
+                                                line[2 * x + 1] = odd[x]
+                                            }
                                         }
                                     }
                                 }

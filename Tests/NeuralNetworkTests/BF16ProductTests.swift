@@ -81,7 +81,7 @@ struct BF16ProductTests {
         network.steps.flatMap { step -> [PackedMatrix] in
             switch step.operation {
             case .convolution(_, let packed?, _, _, _, _, _, _, _): [packed]
-            case .transposed(let taps, _, _, _): taps
+            case .transposed(let taps, _, _, _): [taps]
             case .linear(_, let packed, _, _): [packed]
             case .channelMixer(let expand, _, let project, _): [expand, project]
             case .banded(let group): group.members.map(\.weights)

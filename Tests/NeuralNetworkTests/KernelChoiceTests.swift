@@ -60,6 +60,32 @@ struct KernelChoiceTests {
         }
     }
 
+    /// A convolution read in place (AVX-512, `DirectProduct`) against one gathered into packed
+    /// tiles (AVX2): the detector's shapes (the stem's 3x3 of stride 2 with a pooled part, its
+    /// 2x2 padded at the bottom right, the head's 3x3 of four parts, a single output), widths
+    /// with whole blocks, a lone tile and edge columns. The same multiply-adds in the same order:
+    /// the same values.
+    @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"),
+          arguments: [(3, 2, 1, 1, true, 24, 75), (2, 1, 0, 1, false, 12, 70), (3, 1, 1, 4, false, 24, 53),
+                      (3, 2, 1, 2, false, 1, 100), (3, 1, 1, 1, true, 7, 41)])
+    func aConvolutionReadInPlaceGivesTheGatheredSums(kernel: Int, stride: Int, pad: Int, parts: Int, pooled: Bool,
+                                                      outputs: Int, width: Int) {
+        let maps = (0..<parts).map { LayerTests.map(3, 6, width, seed: UInt64(30 + $0)) }
+        let inner = 3 * parts * kernel * kernel
+        let weights = PackedMatrix(LayerTests.values(outputs * inner, seed: 40), rows: outputs, inner: inner, bf16: false)
+        let bias = LayerTests.values(outputs, seed: 41)
+        let padding = kernel == 2 ? (0, 0, 1, 1) : (pad, pad, pad, pad)
+        var results: [[Float]] = []
+        for kernels in [KernelSet.avx2, .avx512] {
+            var output = ProgramLayerTests.empty(), scratch: [Float] = [], workspace: [Float] = []
+            Layers.convolution(parts: parts, { maps[$0] }, pooled: { pooled && $0 == 0 }, weights: weights, bias: bias,
+                               kernel: (kernel, kernel), stride: (stride, stride), padding: padding, activation: .relu,
+                               into: &output, scratch: &scratch, workspace: &workspace, kernels: kernels)
+            results.append(Array(output.values))
+        }
+        #expect(results[0] == results[1])
+    }
+
     /// Into a packed block (the fused mixer's hidden channels): the padding columns of the last
     /// tile are written too, alike by both.
     @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"))

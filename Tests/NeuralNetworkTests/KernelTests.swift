@@ -122,22 +122,24 @@ struct KernelTests {
         LayerTests.expectClose(parts, expected)
     }
 
-    @Test func aPooledPartIsReadThroughItsMaxPool() {
+    @Test(arguments: [(2, 9), (2, 75), (1, 41)])
+    func aPooledPartIsReadThroughItsMaxPool(stride: Int, width: Int) {
         // The stem's form: concat(maxpool(a), b), 3x3 stride 2; widths odd so the pool's
-        // clamped right column and bottom row are read.
-        let a = LayerTests.map(2, 7, 9, seed: 16), b = LayerTests.map(1, 7, 9, seed: 17)
+        // clamped right column and bottom row are read, and wide enough for whole tiles of
+        // sixteen outputs (read a vector at a time) beside the edges' lanes.
+        let a = LayerTests.map(2, 7, width, seed: 16), b = LayerTests.map(1, 7, width, seed: 17)
         var pooled = ProgramLayerTests.empty(), joined = ProgramLayerTests.empty()
         var expected = ProgramLayerTests.empty(), parts = ProgramLayerTests.empty()
         Layers.maxPool2x2SameUpper(a, into: &pooled)
         Layers.concatenate([pooled, b], into: &joined)
         let weights = LayerTests.values(2 * 3 * 9, seed: 18), bias = LayerTests.values(2, seed: 19)
         var scratch: [Float] = [], workspace: [Float] = []
-        Layers.convolution(joined, weights: weights, bias: bias, kernel: (3, 3), stride: (2, 2), padding: (1, 1, 1, 1),
+        Layers.convolution(joined, weights: weights, bias: bias, kernel: (3, 3), stride: (stride, stride), padding: (1, 1, 1, 1),
                            activation: .relu, into: &expected, scratch: &scratch)
         Layers.convolution(parts: 2, { $0 == 0 ? a : b }, pooled: { $0 == 0 }, weights: PackedMatrix(weights, rows: 2, inner: 27, bf16: false),
-                           bias: bias, kernel: (3, 3), stride: (2, 2), padding: (1, 1, 1, 1), activation: .relu, into: &parts,
+                           bias: bias, kernel: (3, 3), stride: (stride, stride), padding: (1, 1, 1, 1), activation: .relu, into: &parts,
                            scratch: &scratch, workspace: &workspace)
-        LayerTests.expectClose(parts, expected)
+        #expect(parts.values == expected.values)
     }
 
     @Test func aSecondRunAtTheSameOrASmallerSizeKeepsEveryBuffer() throws {

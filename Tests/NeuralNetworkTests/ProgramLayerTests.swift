@@ -50,6 +50,36 @@ struct ProgramLayerTests {
         #expect(Array(output.values) == [10, 10, 10, 10, 20, 40, 60, 80])
     }
 
+    @Test func depthwiseStrideTwoMatchesTheDefinitionAcrossVectors() {
+        // Wide enough for vectors of sixteen outputs and a tail of single ones; the sums are
+        // the definition's, multiplied and added tap by tap in the same order.
+        let (channels, height, width) = (2, 5, 75)
+        let input = LayerTests.map(channels, height, width, seed: 21)
+        let weights = LayerTests.values(channels * 9, seed: 22), bias = LayerTests.values(channels, seed: 23)
+        var output = Self.empty(), scratch: [Float] = []
+        Layers.depthwiseConvolution(input, weights: weights, bias: bias, kernel: (3, 3), stride: (2, 2),
+                                    padding: (1, 1, 1, 1), activation: .none, into: &output, scratch: &scratch)
+        let (outHeight, outWidth) = ((height + 1) / 2, (width + 1) / 2)
+        #expect(output.height == outHeight && output.width == outWidth)
+        var expected: [Float] = []
+        for c in 0..<channels {
+            for oy in 0..<outHeight {
+                for ox in 0..<outWidth {
+                    var sum = bias[c]
+                    for ky in 0..<3 {
+                        for kx in 0..<3 {
+                            let y = oy * 2 + ky - 1, x = ox * 2 + kx - 1
+                            let value = y >= 0 && y < height && x >= 0 && x < width ? input.values[(c * height + y) * width + x] : 0
+                            sum += weights[c * 9 + ky * 3 + kx] * value
+                        }
+                    }
+                    expected.append(sum)
+                }
+            }
+        }
+        #expect(Array(output.values) == expected)
+    }
+
     @Test func transposedConvolutionPaintsTwoByTwoBlocks() {
         // One input channel of 1x2 pixels (1, 2) to one output; taps [i][j] = 1, 2, 3, 4, bias 0.5.
         let input = FeatureMap(channels: 1, height: 1, width: 2, values: [1, 2])

@@ -1,4 +1,6 @@
 import GlossImaging
+import GlossModels
+import GlossNeuralKernelChoice
 import GlossNeuralNetwork
 @testable import GlossNeuralReading
 import Testing
@@ -34,5 +36,21 @@ struct DetectorMemoryTests {
     @Test func aFinderToldToKeepTheMapsDoesNotRelease() throws {
         let detector = try Self.lines(releasing: false)
         #expect(detector.runs == 1 && detector.releases == 0)
+    }
+}
+
+/// The real detector, run as the reader runs it (through `NetworkRunning`), is handed its own
+/// input map, already grown for the run, to write the page into, rather than a map of the
+/// caller's that it then copies (the protocol's default, for fakes): an A4 page's input is
+/// 33 MB held once, not twice.
+struct DetectorInputInPlaceTests {
+    @Test func theNetworkFillsItsOwnInputMap() throws {
+        var detector: any NetworkRunning = try PPOCRNetworks.bundled(choice: KernelChoice.current.fp32).detector
+        var handed = 0
+        _ = try detector.run(height: 64, width: 96, filling: { map in
+            handed = map.storage.count
+            map.reshape(channels: 3, height: 64, width: 96)
+        }, isCancelled: { false })
+        #expect(handed >= 3 * 64 * 96)
     }
 }

@@ -178,7 +178,8 @@ def main():
             with open(os.path.join(args.data, p["truth"]), encoding="utf-8") as f:
                 base_text = (base_page or {}).get("text") or ""
                 row["baseline"] = {"gloss": max(0.0, base_cpu - baseline_fixed), "f1": score.bag_f1(score.tokens(truth), score.tokens(base_text))[2],
-                                   "cer": score.cer(truth, base_text)}
+                                   "cer": score.cer(truth, base_text), "timings": (base_page or {}).get("timings") or {},
+                                   "same_text": base_text == text}
         rows.append(row)
         print(f"{p['name'][:34]:34} {p['half']:7} gloss {row['gloss']:6.2f} s  {args.reference} {row['rapid'] or 0:6.2f} s  "
               f"ratio {row['gloss'] / row['rapid'] if row['rapid'] else float('nan'):5.2f}  F1 {row['f1']:.3f} CER {row['cer']:.3f}"
@@ -211,6 +212,10 @@ def main():
                 print(f"  {half:8} {n:3d} pages: CPU {mean('gloss', 1):.2f} -> {mean('gloss', 0):.2f} s a page "
                       f"({mean('gloss', 0) / mean('gloss', 1):.3f}x), F1 {mean('f1', 1):.3f} -> {mean('f1', 0):.3f}, "
                       f"CER {mean('cer', 1):.3f} -> {mean('cer', 0):.3f}")
+                stage = lambda name, side: sum(((r["baseline"] if side else r).get("timings") or {}).get(name, 0) for r in chosen) / 1000
+                print(f"           wall s summed: detect {stage('detect', 1):.1f} -> {stage('detect', 0):.1f}, "
+                      f"recognize {stage('recognize', 1):.1f} -> {stage('recognize', 0):.1f}; "
+                      f"same text on {sum(1 for r in chosen if r['baseline'].get('same_text'))} of {n} pages")
     for half in ("tune", "measure"):
         for group in sorted({r["group"] for r in rows}):
             line(group, half, [r for r in rows if r["group"] == group and r["half"] == half])

@@ -30,4 +30,15 @@ uint16_t *gloss_bf16_buffer(long count);
 void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const uint16_t *b, long bTileStride,
                        int columnTiles, int chunks, float *sums);
 
+/// Sets the calling thread's floating-point control (MXCSR) to flush results below float's
+/// smallest normal number to zero (FTZ) and to read such inputs as zero (DAZ), and returns the
+/// control as it was, for `gloss_restore_float_control`. A network's values that small
+/// (e^-87 and less: a GELU's far tail) change nothing it computes, but each one costs a
+/// microcode assist of about a hundred cycles in every product that reads it. 0 and no
+/// change where the processor is not x86-64.
+unsigned gloss_flush_subnormals(void);
+
+/// Puts back the control `gloss_flush_subnormals` returned.
+void gloss_restore_float_control(unsigned control);
+
 #endif

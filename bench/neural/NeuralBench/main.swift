@@ -2,7 +2,10 @@
 // input of a given size and prints one line a run with its seconds, then their median and the
 // peak resident memory (VmHWM). `engine.py` runs it beside onnxruntime.
 //
-//   NeuralBench WIDTH HEIGHT [REPEATS]
+//   NeuralBench WIDTH HEIGHT [REPEATS] [--profile]
+//
+// `--profile` prints, after the runs, each step's share of the runs' time (the CPU time of
+// the thread, summed over the runs after the first), largest first.
 import CPPOCRModels
 import GlossNeuralKernelChoice
 import GlossNeuralNetwork
@@ -34,6 +37,7 @@ func peakResidentMegabytes() -> Double {
     return .nan
 }
 
+let profiling = CommandLine.arguments.contains("--profile")
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 guard arguments.count >= 2, arguments[0] % 32 == 0, arguments[1] % 32 == 0 else {
     print("usage: NeuralBench WIDTH HEIGHT [REPEATS] (multiples of 32)")
@@ -44,7 +48,8 @@ let width = arguments[0], height = arguments[1], repeats = arguments.count > 2 ?
 var count = 0
 guard let start = gloss_ppocr_detector(&count) else { fatalError("no detector in the binary") }
 let model = try ModelFile(bytes: UnsafeRawBufferPointer(start: start, count: count), path: "ppocr-det.bin")
-var network = try Network(model: model, path: "ppocr-det.bin")
+// As the reader builds it: bf16 only where the detector is asked to be (`KernelChoice.bf16Detector`).
+var network = try Network(model: model, path: "ppocr-det.bin", bf16: KernelChoice.current.bf16Detector)
 
 // The input: uniform in -1...1 from a 64-bit linear congruential generator, seeded 1 (what a
 // page's samples become after `(v / 255 - 0.5) / 0.5`), written straight into the network's
@@ -59,16 +64,42 @@ func fill(_ map: inout FeatureMap) {
     }
 }
 
+/// The thread's CPU time, in seconds.
+func threadSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
 var times: [Double] = []
+var cpuTimes: [Double] = []
+var stepTimes = [Double](repeating: 0, count: network.stepCount)
 var checksum: Float = 0
 for run in 0..<repeats {
-    var began = 0.0
-    let map = try network.run(height: height, width: width, filling: { fill(&$0); began = seconds() })
-    let elapsed = seconds() - began
+    var began = 0.0, cpuBegan = 0.0
+    var last = 0.0
+    let map = try network.run(height: height, width: width, filling: { fill(&$0); began = seconds(); cpuBegan = threadSeconds(); last = cpuBegan },
+                              afterStep: profiling && (run > 0 || repeats == 1) ? { index in
+                                  let now = threadSeconds()
+                                  stepTimes[index] += now - last
+                                  last = now
+                              } : nil)
+    let elapsed = seconds() - began, cpu = threadSeconds() - cpuBegan
     times.append(elapsed)
+    cpuTimes.append(cpu)
     checksum = map.values.reduce(0, +)
-    print("run \(run + 1): \(thousandths(elapsed)) s")
+    print("run \(run + 1): \(thousandths(elapsed)) s, CPU \(thousandths(cpu)) s")
 }
-let median = times.sorted()[times.count / 2]
-print("detector \(width)x\(height), \(KernelChoice.current.kernels.rawValue) kernels: median \(thousandths(median)) s of \(repeats), "
+let median = times.sorted()[times.count / 2], medianCPU = cpuTimes.sorted()[cpuTimes.count / 2]
+print("detector \(width)x\(height), \(KernelChoice.current.kernels.rawValue) kernels\(KernelChoice.current.bf16Detector ? " (bf16 detector)" : ""): "
+    + "median \(thousandths(median)) s, CPU \(thousandths(medianCPU)) s of \(repeats), "
     + "peak RSS \(Int(peakResidentMegabytes())) MB, map sum \(checksum)")
+
+if profiling {
+    let total = stepTimes.reduce(0, +)
+    print("steps by CPU time (\(thousandths(total)) s over \(max(1, repeats - 1)) runs):")
+    for index in stepTimes.indices.sorted(by: { stepTimes[$0] > stepTimes[$1] }) {
+        let share = (stepTimes[index] / total * 1000).rounded() / 10
+        print("  \(share)%  \(thousandths(stepTimes[index] / Double(max(1, repeats - 1)))) s  \(network.describe(step: index))")
+    }
+}
