@@ -46,14 +46,16 @@ struct PlannedTextAnalyzer: Analyzer {
         var signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
         signals.wayUpInDoubt = image.doubtfulOrientation != nil
         signals.detectorsUnsure = image.doubtfulOrientation.map { !$0.appliedIsSure } ?? false
+        // The ink is measured once, for `sure-page`'s evidence and the review both.
         let small = InkCoverage.workingCopy(of: grey)
-        var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract, small: small)
+        let ink = InkCoverage.ink(in: small)
+        var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract, small: small, ink: ink)
         var lines = NeuralLines(reader: engine.neural, raster: raster)
         let reading = try PlanExecution.read(signals: signals, mode: mode, policy: policy, page: &page, lines: &lines,
                                              cancellation: cancellation)
         var findings = page.findings ?? PageFindings()
         findings.text = reading.text
-        findings.review = InkCoverage(page: small, words: reading.text.words.map(\.box)).review
+        findings.review = InkCoverage(page: small, words: reading.text.words.map(\.box), ink: ink).review
         findings.review?.unreadLines = reading.unreadLines.map { ($0 * 1000).rounded() / 1000 }
         findings.review?.disagreement = reading.disagreement.map { ($0 * 1000).rounded() / 1000 }
         var record = findings.preparation ?? PagePreparation()
@@ -75,21 +77,24 @@ struct TesseractPage: PageTextReader {
     let analyzer: TextAnalyzer
     let image: AnalyzerImage
     let engine: TextRecognizer
-    /// The page's grey working copy, on which the ink its words leave uncovered is measured.
+    /// The page's grey working copy, on which the ink its words leave uncovered is measured,
+    /// and that copy's ink (`InkCoverage.ink`).
     let small: Raster
+    let ink: [UInt8]
     private(set) var findings: PageFindings?
     /// The reading of a doubted page the way it was given, made already.
     private var asGiven: PageFindings?
 
-    init(analyzer: TextAnalyzer, image: AnalyzerImage, engine: TextRecognizer, small: Raster) {
+    init(analyzer: TextAnalyzer, image: AnalyzerImage, engine: TextRecognizer, small: Raster, ink: [UInt8]) {
         self.analyzer = analyzer
         self.image = image
         self.engine = engine
         self.small = small
+        self.ink = ink
     }
 
     func uncoveredText(of text: RecognizedText) -> Double {
-        InkCoverage(page: small, words: text.words.map(\.box)).textShare
+        InkCoverage(page: small, words: text.words.map(\.box), ink: ink).textShare
     }
 
     mutating func readPage(cancellation: CancellationFlag) throws -> RecognizedText {

@@ -39,9 +39,10 @@ public enum LineFusion {
     /// the page reader reads it. `words` come in the page reader's order, which within one of
     /// its lines (`sources`) says the way: the detector's baseline is taken as it runs, or
     /// reversed when the page reader's words run against it (its lines' own order says
-    /// nothing: a line split in two may come right half first). The line classifier's 0/180 call swings on long lines (a clean page's
-    /// heading came out word for word reversed), while a page Tesseract read turned over has
-    /// its words run right to left on the page, as its detected lines do.
+    /// nothing: a line split in two may come right half first). The line classifier's 0/180
+    /// call swings on long lines (a clean page's heading came out word for word reversed),
+    /// while a page Tesseract read turned over has its words run right to left on the page,
+    /// as its detected lines do.
     static func line(_ line: LineSignals, words: [RecognizedWord], sources: [Int]?, reader: LineReader) -> TextLine {
         let box = NormalizedRect.enclosing(words.map(\.box))
         let centre = { (word: RecognizedWord) in (x: word.box.minX + word.box.width / 2, y: word.box.minY + word.box.height / 2) }
