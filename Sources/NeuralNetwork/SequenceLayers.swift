@@ -348,3 +348,73 @@ extension Layers {
         }
     }
 }
+
+/// A row's largest value and its runner-up, as a scan from the first value that keeps only a
+/// strictly larger one finds them (`Layers.topTwo`).
+public struct TopTwo: Sendable, Equatable {
+    /// The first index holding the largest value, and that value.
+    public var best: Int
+    public var bestValue: Float
+    /// The first index other than `best` holding the largest of the other values, and that
+    /// value; -1 and minus infinity when there is no other value above minus infinity.
+    public var second: Int
+    public var secondValue: Float
+
+    public init(best: Int, bestValue: Float, second: Int, secondValue: Float) {
+        self.best = best
+        self.bestValue = bestValue
+        self.second = second
+        self.secondValue = secondValue
+    }
+}
+
+extension Layers {
+    /// The largest of `count` values (at least one) and the largest of the others, each at the
+    /// first index that holds it: what a scan from the first value finds when it keeps a value
+    /// only when it is strictly larger, and hands the old best to the runner-up when the best
+    /// changes (a recogniser's class at a time step, with NumPy's argmax). In vectors, a pass for
+    /// each value and a search for its first index, instead of a comparison a value.
+    public static func topTwo(_ values: UnsafePointer<Float>, count: Int) -> TopTwo {
+        let row = UnsafeMutablePointer(mutating: values)
+        let bestValue = largest(row, count: count, skipping: -1)
+        let best = firstIndex(of: bestValue, in: row, count: count, skipping: -1)
+        let secondValue = count > 1 ? largest(row, count: count, skipping: best) : -.infinity
+        let second = secondValue > -.infinity ? firstIndex(of: secondValue, in: row, count: count, skipping: best) : -1
+        return TopTwo(best: best, bestValue: bestValue, second: second, secondValue: secondValue)
+    }
+
+    /// The largest of the values but the one at `skipping` (-1 for none).
+    private static func largest(_ values: UnsafeMutablePointer<Float>, count: Int, skipping: Int) -> Float {
+        var top = Vector(repeating: -.infinity), i = 0
+        while i + lanes <= count {
+            var v = load(values + i)
+            if skipping >= i && skipping < i + lanes { v[skipping - i] = -.infinity }
+            top = top.replacing(with: v, where: v .> top)
+            i += lanes
+        }
+        var result = top.max()
+        while i < count {
+            if i != skipping { result = max(result, values[i]) }
+            i += 1
+        }
+        return result
+    }
+
+    /// The first index but `skipping` whose value equals `target` (one does).
+    private static func firstIndex(of target: Float, in values: UnsafeMutablePointer<Float>, count: Int, skipping: Int) -> Int {
+        let wanted = Vector(repeating: target)
+        var i = 0
+        while i + lanes <= count {
+            let equal = load(values + i) .== wanted
+            if any(equal) {
+                for lane in 0..<lanes where equal[lane] && i + lane != skipping { return i + lane }
+            }
+            i += lanes
+        }
+        while i < count {
+            if i != skipping && values[i] == target { return i }
+            i += 1
+        }
+        preconditionFailure("no value equals \(target)")
+    }
+}

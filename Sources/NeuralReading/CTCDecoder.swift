@@ -1,3 +1,5 @@
+import GlossNeuralNetwork
+
 /// Greedy CTC decoding of the recogniser's output, as RapidOCR decodes it
 /// (`rapidocr/ch_ppocr_rec/utils.py`): the most probable class at each time step, repeats
 /// collapsed, blanks dropped. Each character keeps its probability and the steps it covers, so
@@ -22,22 +24,13 @@ public struct CTCDecoder: Sendable {
         var best = [Int](repeating: 0, count: steps), second = best
         var gaps = [Float](repeating: 1, count: steps)
         var previous = -1
-        let start = probabilities.startIndex
-        for step in 0..<steps {
+        let tops = probabilities.withUnsafeBufferPointer { row in
             // The first of equal maxima, as numpy's argmax; the runner-up the next largest.
-            let row = start + step * classCount
-            var top = 0, probability = probabilities[row]
-            var runnerUp = -1, runnerUpProbability = -Float.infinity
-            for index in 1..<classCount {
-                let value = probabilities[row + index]
-                if value > probability {
-                    (runnerUp, runnerUpProbability) = (top, probability)
-                    (top, probability) = (index, value)
-                } else if value > runnerUpProbability {
-                    (runnerUp, runnerUpProbability) = (index, value)
-                }
-            }
-            (best[step], second[step], gaps[step]) = (top, runnerUp, probability - runnerUpProbability)
+            (0..<steps).map { Layers.topTwo(row.baseAddress! + $0 * classCount, count: classCount) }
+        }
+        for step in 0..<steps {
+            let top = tops[step].best, probability = tops[step].bestValue
+            (best[step], second[step], gaps[step]) = (top, tops[step].second, probability - tops[step].secondValue)
             defer { previous = top }
             if top == previous {
                 // The same class again: the character goes on over this step.

@@ -59,38 +59,56 @@ public struct LineCrop: Sendable {
         let channels = page.channels
         var output = [UInt8](repeating: 0, count: size.pixelCount * channels)
         let lastX = page.width - 1, lastY = page.height - 1
-        page.pixels.withUnsafeBufferPointer { source in
-            func sample(_ x: Int, _ y: Int, _ c: Int) -> UInt8 {
-                source[(min(max(y, 0), lastY) * page.width + min(max(x, 0), lastX)) * channels + c]
-            }
-            for y in 0..<size.height {
-                for x in 0..<size.width {
-                    let s = toPage.apply(SIMD2(Double(x), Double(y)))
-                    let target = (y * size.width + x) * channels
-                    switch interpolation {
-                    case .bilinear:
-                        let qx = (s.x * 32).rounded() / 32, qy = (s.y * 32).rounded() / 32
-                        let ix = Int(qx.rounded(.down)), iy = Int(qy.rounded(.down))
-                        let fx = qx - Double(ix), fy = qy - Double(iy)
-                        for c in 0..<channels {
-                            let value = (Double(sample(ix, iy, c)) * (1 - fx) + Double(sample(ix + 1, iy, c)) * fx) * (1 - fy)
-                                + (Double(sample(ix, iy + 1, c)) * (1 - fx) + Double(sample(ix + 1, iy + 1, c)) * fx) * fy
-                            output[target + c] = UInt8(min(max(value.rounded(), 0), 255))
-                        }
-                    case .bicubic:
-                        let sx = Float(s.x), sy = Float(s.y)
-                        let fx = sx.rounded(.down), fy = sy.rounded(.down)
-                        let ix = Int(fx), iy = Int(fy)
-                        let wx = cubicWeights(sx - fx), wy = cubicWeights(sy - fy)
-                        for c in 0..<channels {
-                            var rows = SIMD4<Float>()
-                            for j in 0..<4 {
-                                let p = SIMD4<Float>(Float(sample(ix - 1, iy - 1 + j, c)), Float(sample(ix, iy - 1 + j, c)),
-                                                     Float(sample(ix + 1, iy - 1 + j, c)), Float(sample(ix + 2, iy - 1 + j, c)))
-                                rows[j] = (p[0] * wx[0] + p[1] * wx[1]) + (p[2] * wx[2] + p[3] * wx[3])
+        page.pixels.withUnsafeBufferPointer { pixels in
+            output.withUnsafeMutableBufferPointer { written in
+                let source = pixels.baseAddress!, target = written.baseAddress!
+                func sample(_ x: Int, _ y: Int, _ c: Int) -> UInt8 {
+                    source[(min(max(y, 0), lastY) * page.width + min(max(x, 0), lastX)) * channels + c]
+                }
+                switch interpolation {
+                case .bilinear:
+                    for y in 0..<size.height {
+                        for x in 0..<size.width {
+                            let s = toPage.apply(SIMD2(Double(x), Double(y)))
+                            let at = target + (y * size.width + x) * channels
+                            let qx = (s.x * 32).rounded() / 32, qy = (s.y * 32).rounded() / 32
+                            let ix = Int(qx.rounded(.down)), iy = Int(qy.rounded(.down))
+                            let fx = qx - Double(ix), fy = qy - Double(iy)
+                            for c in 0..<channels {
+                                let value = (Double(sample(ix, iy, c)) * (1 - fx) + Double(sample(ix + 1, iy, c)) * fx) * (1 - fy)
+                                    + (Double(sample(ix, iy + 1, c)) * (1 - fx) + Double(sample(ix + 1, iy + 1, c)) * fx) * fy
+                                at[c] = UInt8(min(max(value.rounded(), 0), 255))
                             }
-                            let value = (rows[0] * wy[0] + rows[1] * wy[1]) + (rows[2] * wy[2] + rows[3] * wy[3])
-                            output[target + c] = UInt8(min(max(value.rounded(.toNearestOrEven), 0), 255))
+                        }
+                    }
+                case .bicubic:
+                    for y in 0..<size.height {
+                        for x in 0..<size.width {
+                            let s = toPage.apply(SIMD2(Double(x), Double(y)))
+                            let at = target + (y * size.width + x) * channels
+                            let sx = Float(s.x), sy = Float(s.y)
+                            let fx = sx.rounded(.down), fy = sy.rounded(.down)
+                            let ix = Int(fx), iy = Int(fy)
+                            let wx = cubicWeights(sx - fx), wy = cubicWeights(sy - fy)
+                            // Inside the page by two pixels or more, the sixteen taps are read
+                            // without clamping; the sums are the same either way.
+                            let inside = ix >= 1 && ix + 2 <= lastX && iy >= 1 && iy + 2 <= lastY
+                            for c in 0..<channels {
+                                var rows = SIMD4<Float>()
+                                for j in 0..<4 {
+                                    let p: SIMD4<Float>
+                                    if inside {
+                                        let tap = source + ((iy - 1 + j) * page.width + ix - 1) * channels + c
+                                        p = SIMD4(Float(tap[0]), Float(tap[channels]), Float(tap[2 * channels]), Float(tap[3 * channels]))
+                                    } else {
+                                        p = SIMD4(Float(sample(ix - 1, iy - 1 + j, c)), Float(sample(ix, iy - 1 + j, c)),
+                                                  Float(sample(ix + 1, iy - 1 + j, c)), Float(sample(ix + 2, iy - 1 + j, c)))
+                                    }
+                                    rows[j] = (p[0] * wx[0] + p[1] * wx[1]) + (p[2] * wx[2] + p[3] * wx[3])
+                                }
+                                let value = (rows[0] * wy[0] + rows[1] * wy[1]) + (rows[2] * wy[2] + rows[3] * wy[3])
+                                at[c] = UInt8(min(max(value.rounded(.toNearestOrEven), 0), 255))
+                            }
                         }
                     }
                 }
