@@ -187,11 +187,7 @@ extension Layers {
                         Kernels.multiplyPanels(rows, rows: plane, depth: inner, packed: w.baseAddress!, columns: outputs,
                                                bias: nil, activation: .none, residual: nil, residualStride: 0,
                                                output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
-                        for p in 0..<plane {
-                            let row = y + p * outputs
-                            for o in 0..<outputs { row[o] += bias[o] }
-                            softmax(row, count: outputs)
-                        }
+                        biasedSoftmax(y, rows: plane, count: outputs, bias: bias)
                     }
                 }
             }
@@ -223,11 +219,26 @@ extension Layers {
                 Kernels.multiplyTileBlocks(rows, rows: plane, chunks: chunks, b.baseAddress!, columns: outputs, bias: nil,
                                            activation: .none, residual: nil, residualStride: 0,
                                            output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
-                for p in 0..<plane {
-                    let row = y + p * outputs
-                    for o in 0..<outputs { row[o] += bias[o] }
-                    softmax(row, count: outputs)
+                biasedSoftmax(y, rows: plane, count: outputs, bias: bias)
+            }
+        }
+    }
+
+    /// Each of `rows` rows of `count` values plus `bias` (a value a column), then its softmax:
+    /// the bias added sixteen values at a time, as the same sums one at a time.
+    static func biasedSoftmax(_ matrix: UnsafeMutablePointer<Float>, rows: Int, count: Int, bias: [Float]) {
+        precondition(bias.count == count)
+        bias.withUnsafeBufferPointer { added in
+            let b = UnsafeMutablePointer(mutating: added.baseAddress!)
+            for p in 0..<rows {
+                let row = matrix + p * count
+                var o = 0
+                while o + lanes <= count {
+                    store(load(row + o) + load(b + o), row + o)
+                    o += lanes
                 }
+                while o < count { row[o] += b[o]; o += 1 }
+                softmax(row, count: count)
             }
         }
     }
