@@ -94,8 +94,9 @@ public struct LineCrop: Sendable {
                             // without clamping; the sums are the same either way.
                             let inside = ix >= 1 && ix + 2 <= lastX && iy >= 1 && iy + 2 <= lastY
                             for c in 0..<channels {
-                                var rows = SIMD4<Float>()
-                                for j in 0..<4 {
+                                // Row j of the taps, weighed across. Four named rows, not a
+                                // vector written lane by lane (a stall on every read of it).
+                                func row(_ j: Int) -> Float {
                                     let p: SIMD4<Float>
                                     if inside {
                                         let tap = source + ((iy - 1 + j) * page.width + ix - 1) * channels + c
@@ -104,9 +105,10 @@ public struct LineCrop: Sendable {
                                         p = SIMD4(Float(sample(ix - 1, iy - 1 + j, c)), Float(sample(ix, iy - 1 + j, c)),
                                                   Float(sample(ix + 1, iy - 1 + j, c)), Float(sample(ix + 2, iy - 1 + j, c)))
                                     }
-                                    rows[j] = (p[0] * wx[0] + p[1] * wx[1]) + (p[2] * wx[2] + p[3] * wx[3])
+                                    return (p[0] * wx[0] + p[1] * wx[1]) + (p[2] * wx[2] + p[3] * wx[3])
                                 }
-                                let value = (rows[0] * wy[0] + rows[1] * wy[1]) + (rows[2] * wy[2] + rows[3] * wy[3])
+                                let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+                                let value = (r0 * wy[0] + r1 * wy[1]) + (r2 * wy[2] + r3 * wy[3])
                                 at[c] = UInt8(min(max(value.rounded(.toNearestOrEven), 0), 255))
                             }
                         }
