@@ -35,6 +35,57 @@ struct SequenceLayerTests {
         #expect(zip(output.values, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(Array(output.values))")
     }
 
+    /// The scan `topTwo` stands for, one value at a time: a strictly larger value takes the
+    /// best's place and hands the old best to the runner-up.
+    static func scannedTopTwo(_ values: [Float]) -> TopTwo {
+        var top = 0, probability = values[0], second = -1, secondValue = -Float.infinity
+        for index in 1..<values.count {
+            if values[index] > probability {
+                (second, secondValue) = (top, probability)
+                (top, probability) = (index, values[index])
+            } else if values[index] > secondValue {
+                (second, secondValue) = (index, values[index])
+            }
+        }
+        return TopTwo(best: top, bestValue: probability, second: second, secondValue: secondValue)
+    }
+
+    /// Ties keep the first index, for the best and for the runner-up, across a vector's edge
+    /// and in the tail (37 values: two vectors of 16 and 5 more); a runner-up before the best;
+    /// rows of one value, of equal values, and random rows of few distinct values (so equal
+    /// values are common), as long as the recogniser's 18,710 classes.
+    @Test func topTwoIsTheScansBestAndRunnerUp() {
+        func row(_ count: Int, _ base: Float, _ set: [Int: Float]) -> [Float] {
+            var values = [Float](repeating: base, count: count)
+            for (index, value) in set { values[index] = value }
+            return values
+        }
+        let cases: [([Float], TopTwo)] = [
+            (row(37, 0.1, [3: 0.9, 30: 0.9, 16: 0.7]), TopTwo(best: 3, bestValue: 0.9, second: 30, secondValue: 0.9)),
+            (row(37, 0.1, [20: 0.9, 16: 0.7, 36: 0.7]), TopTwo(best: 20, bestValue: 0.9, second: 16, secondValue: 0.7)),
+            (row(37, 0, [0: 0.3, 35: 0.6]), TopTwo(best: 35, bestValue: 0.6, second: 0, secondValue: 0.3)),
+            ([0.5], TopTwo(best: 0, bestValue: 0.5, second: -1, secondValue: -.infinity)),
+            (row(16, 0.25, [:]), TopTwo(best: 0, bestValue: 0.25, second: 1, secondValue: 0.25)),
+        ]
+        for (values, expected) in cases {
+            let found = values.withUnsafeBufferPointer { Layers.topTwo($0.baseAddress!, count: values.count) }
+            #expect(found == expected)
+            #expect(Self.scannedTopTwo(values) == expected)
+        }
+        var state: UInt32 = 2_463_534_242
+        for count in [2, 15, 16, 17, 33, 18_710] {
+            // xorshift32: the same rows every run.
+            let values = (0..<count).map { _ -> Float in
+                state ^= state << 13
+                state ^= state >> 17
+                state ^= state << 5
+                return Float(state % 8) / 8
+            }
+            let found = values.withUnsafeBufferPointer { Layers.topTwo($0.baseAddress!, count: count) }
+            #expect(found == Self.scannedTopTwo(values), "\(values)")
+        }
+    }
+
     /// The linear layer and softmax in one against the definition, in doubles: 13 tokens (two
     /// panels of six and one past), 37 classes (two tiles of 16 and a part), 20 features.
     @Test func linearSoftmaxRowsIsTheLinearLayerThenTheSoftmax() {
