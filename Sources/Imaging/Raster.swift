@@ -62,25 +62,28 @@ public struct Raster: Sendable, Equatable {
     /// `grayscale()` of equal channels is that channel.
     public func greyIfNeutral() -> Raster? {
         guard layout == .rgb else { return nil }
-        var grey = [UInt8](repeating: 0, count: width * height)
-        let neutral = pixels.withUnsafeBufferPointer { source in
-            grey.withUnsafeMutableBufferPointer { target -> Bool in
-                for y in 0..<height {
-                    // Differences are gathered across a row and looked at once it ends: a colour
-                    // page stops at its first coloured row, a grey one is read once.
-                    var differences: UInt8 = 0
-                    let row = y * width
-                    for x in row..<(row + width) {
-                        let r = source[3 * x], g = source[3 * x + 1], b = source[3 * x + 2]
-                        differences |= (r ^ g) | (r ^ b)
-                        target[x] = r
-                    }
-                    if differences != 0 { return false }
+        // Looked at first, without a copy: a colour page (most stop at their first coloured
+        // row) costs no memory, and a grey one is copied once it is known to be grey.
+        let neutral = pixels.withUnsafeBufferPointer { source -> Bool in
+            for y in 0..<height {
+                // Differences are gathered across a row and looked at once it ends.
+                var differences: UInt8 = 0
+                for x in (y * width)..<((y + 1) * width) {
+                    let r = source[3 * x]
+                    differences |= (r ^ source[3 * x + 1]) | (r ^ source[3 * x + 2])
                 }
-                return true
+                if differences != 0 { return false }
+            }
+            return true
+        }
+        guard neutral else { return nil }
+        let grey = pixels.withUnsafeBufferPointer { source -> [UInt8] in
+            [UInt8](unsafeUninitializedCapacity: width * height) { target, count in
+                for i in 0..<(width * height) { target[i] = source[3 * i] }
+                count = width * height
             }
         }
-        return neutral ? Raster(width: width, height: height, layout: .gray, pixels: grey) : nil
+        return Raster(width: width, height: height, layout: .gray, pixels: grey)
     }
 
     /// The picture as it should be shown, for pixels stored with `orientation`.
