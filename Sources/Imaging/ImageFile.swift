@@ -64,7 +64,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 /// One page of an image, decoded and turned upright.
 public struct DecodedPage: Sendable {
     /// The upright pixels: EXIF orientation is already applied. For an image too large to
-    /// hold whole, a reduced copy (see `size`).
+    /// hold whole, a reduced copy (see `size`). Grey when the file is colour in layout only,
+    /// every pixel's channels equal.
     public var raster: Raster
     /// The page's upright size in the file's own pixels, which reports are in: the raster's
     /// size, unless the image was reduced as it was read.
@@ -296,7 +297,9 @@ public struct ImageFile: Sendable {
         guard (0..<pageCount).contains(index) else {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
-        let (raster, resolution, stored) = try bytes.withUnsafeBytes { try decodePixels(index, from: $0, wholeLimit: wholeLimit) }
+        let (decoded, resolution, stored) = try bytes.withUnsafeBytes { try decodePixels(index, from: $0, wholeLimit: wholeLimit) }
+        // A grey page stored as colour is read as the grey page it is (`Raster.greyIfNeutral`).
+        let raster = decoded.greyIfNeutral() ?? decoded
         // Leptonica already turns TIFF pages by their Orientation tag; JPEG's Exif it ignores.
         let orientation = format == .jpeg ? ExifReader.orientation(inJPEG: jpegHeader) ?? .up : .up
         // Reports are in the file's own pixels, also when the raster was reduced as it was read.

@@ -107,6 +107,15 @@ struct DecodingTests {
     }
 }
 
+extension DecodingTests {
+    @Test func aGreyPageSavedAsColourDecodesGrey() throws {
+        let values = (0..<(13 * 7)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        let colour = Raster(width: 13, height: 7, layout: .rgb, pixels: values.flatMap { [$0, $0, $0] })
+        let decoded = try ImageFile(bytes: try colour.pngData(), path: "memory").decodePage()
+        #expect(decoded.raster == Raster(width: 13, height: 7, layout: .gray, pixels: values))
+    }
+}
+
 struct ExifTests {
     @Test func readsTheOrientationOfACameraJPEG() throws {
         let bytes = try [UInt8](contentsOf: Fixtures.path("text/rotated.jpg"))

@@ -28,6 +28,19 @@ struct RasterTests {
         #expect(rgb.oriented(.upMirrored).pixels == [4, 5, 6, 1, 2, 3])
     }
 
+    @Test func aColourPictureOfGreyPixelsIsGrey() {
+        let values: [UInt8] = [0, 17, 128, 255, 3, 200]
+        let colour = Raster(width: 3, height: 2, layout: .rgb, pixels: values.flatMap { [$0, $0, $0] })
+        let grey = colour.greyIfNeutral()
+        #expect(grey == Raster(width: 3, height: 2, layout: .gray, pixels: values))
+        #expect(grey == colour.grayscale(), "the luma of equal channels is that channel")
+        // One channel of the last pixel off by one: a colour picture.
+        var pixels = colour.pixels
+        pixels[pixels.count - 1] ^= 1
+        #expect(Raster(width: 3, height: 2, layout: .rgb, pixels: pixels).greyIfNeutral() == nil)
+        #expect(sample.greyIfNeutral() == nil, "a grey picture is grey already")
+    }
+
     @Test func halvingAveragesEachBlock() {
         let raster = Raster(width: 4, height: 2, layout: .gray, pixels: [0, 100, 200, 200, 100, 0, 50, 50])
         let half = raster.resampled(width: 2, height: 1)
