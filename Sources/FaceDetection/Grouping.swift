@@ -45,26 +45,16 @@ struct RectangleGrouping {
         let n = rects.count
 
         // Union-find over the similarity relation: classes are its connected components.
-        var parent = Array(0..<n)
-        func root(_ i: Int) -> Int {
-            var r = i
-            while parent[r] != r { r = parent[r] }
-            var j = i
-            while parent[j] != r { let next = parent[j]; parent[j] = r; j = next }
-            return r
-        }
+        var classes = DisjointSets(count: n)
         for i in 0..<n {
-            for j in 0..<i where RectangleGrouping.similar(rects[i], rects[j], eps: eps) {
-                let a = root(i), b = root(j)
-                if a != b { parent[Swift.max(a, b)] = Swift.min(a, b) }
-            }
+            for j in 0..<i where RectangleGrouping.similar(rects[i], rects[j], eps: eps) { classes.join(i, j) }
         }
         // Classes are numbered by their first member, as cv::partition numbers them.
         var label = [Int](repeating: -1, count: n)
         var classOfRoot = [Int: Int]()
         var members: [[Int]] = []
         for i in 0..<n {
-            let r = root(i)
+            let r = classes.root(i)
             if let c = classOfRoot[r] {
                 label[i] = c
             } else {

@@ -1,3 +1,4 @@
+import GlossGeometry
 import GlossImaging
 
 /// How tall a page's letters are, measured from its ink: the most common height of the marks
@@ -101,29 +102,20 @@ extension LetterSize {
             }
         }
         // Rows: each mark joined to the marks of its height beside it on its line.
-        var parent = Array(marks.indices)
-        func root(_ index: Int) -> Int {
-            var index = index
-            while parent[index] != index {
-                parent[index] = parent[parent[index]]
-                index = parent[index]
-            }
-            return index
-        }
+        var rows = DisjointSets(count: marks.count)
         for index in marks.indices where alone[index] {
             let mark = marks[index], h = mark.height
             _ = any(near: index, x0: mark.minX - h, y0: mark.minY, x1: mark.maxX + h, y1: mark.maxY) { other in
                 let box = marks[other]
                 if alone[other], similar(box, h), abs(box.maxY - mark.maxY) * 3 <= h, box.maxX < mark.minX || box.minX > mark.maxX {
-                    let (a, b) = (root(index), root(other))
-                    if a != b { parent[a] = b }
+                    rows.join(index, other)
                 }
                 return false
             }
         }
         var rowSizes = [Int](repeating: 0, count: marks.count)
-        for index in marks.indices where alone[index] { rowSizes[root(index)] += 1 }
-        return marks.indices.map { alone[$0] && rowSizes[root($0)] >= fewestInARow }
+        for index in marks.indices where alone[index] { rowSizes[rows.root(index)] += 1 }
+        return marks.indices.map { alone[$0] && rowSizes[rows.root($0)] >= fewestInARow }
     }
 
     /// A row of fewer marks than this is not taken for letters: pairs fall together by chance in

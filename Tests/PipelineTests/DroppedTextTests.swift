@@ -246,4 +246,19 @@ struct DroppedTextTests {
         #expect(kept.blocks.map(\.box) == [keep.box])
         #expect(Self.page([[lose]]).keepingWords { $0.text == "keep" }.blocks.isEmpty)
     }
+
+    @Test("blocks of equal area come out by their place, whatever order their lines came in")
+    func blocksOfEqualAreaKeepTheirOrder() {
+        // Four columns of two lines each, far apart: four blocks of one area.
+        let lines = (0..<4).flatMap { column in
+            (0..<2).map { row in
+                DroppedText.Line(box: PixelRect(x: 300 * column, y: 100 * (column % 2) + 20 * row, width: 100, height: 12),
+                                 marks: 5, typical: 10)
+            }
+        }
+        let expected = [(0, 0), (200 * 3, 0), (300, 100), (900, 100)].map { PixelRect(x: $0.0, y: $0.1, width: 100, height: 32) }
+        for shuffled in [lines, lines.reversed(), [lines[5], lines[0], lines[7], lines[2], lines[1], lines[6], lines[3], lines[4]]] {
+            #expect(DroppedText.blocks(of: shuffled).map(\.box) == expected)
+        }
+    }
 }

@@ -173,15 +173,7 @@ struct Regions {
     /// The connected components of pixels equal to `value`, in the order of their first pixel.
     static func components(of mask: [UInt8], width: Int, height: Int, value: UInt8, diagonal: Bool) -> [Component] {
         var runs: [(y: Int, start: Int, end: Int)] = []
-        var parent: [Int] = []
-        func root(_ label: Int) -> Int {
-            var label = label
-            while parent[label] != label {
-                parent[label] = parent[parent[label]]
-                label = parent[label]
-            }
-            return label
-        }
+        var labels = DisjointSets()
         let reach = diagonal ? 1 : 0
         var previous = 0..<0
         for y in 0..<height {
@@ -195,12 +187,11 @@ struct Regions {
                 let end = x - 1
                 let label = runs.count
                 runs.append((y, start, end))
-                parent.append(label)
+                _ = labels.add()
                 while above < previous.upperBound && runs[above].end < start - reach { above += 1 }
                 var k = above
                 while k < previous.upperBound && runs[k].start <= end + reach {
-                    let a = root(k), b = root(label)
-                    if a != b { parent[max(a, b)] = min(a, b) }
+                    labels.join(k, label)
                     k += 1
                 }
             }
@@ -209,7 +200,7 @@ struct Regions {
         var index: [Int: Int] = [:]
         var components: [Component] = []
         for (label, run) in runs.enumerated() {
-            let r = root(label)
+            let r = labels.root(label)
             let slot: Int
             if let known = index[r] {
                 slot = known

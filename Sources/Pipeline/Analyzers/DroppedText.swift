@@ -66,7 +66,7 @@ struct DroppedText {
         let words = text.words
         let trustedWords = words.filter { $0.confidence >= trustedConfidence }
         guard width > 8, height > 8, Double(trustedWords.count) >= leastTrustedShare * Double(words.count) else { return [] }
-        let ink = measured?.count == width * height ? measured! : InkCoverage.ink(in: small)
+        let ink = InkCoverage.ink(in: small, measured: measured)
         var uncovered = ink
         for word in trustedWords {
             let box = InkCoverage.pixelBox(of: word.box, width: width, height: height)
@@ -148,12 +148,7 @@ struct DroppedText {
     /// the gap between them is under twice the line's height, so a table's column is one block
     /// and its neighbour column another. Largest first.
     static func blocks(of lines: [Line]) -> [Block] {
-        var parent = Array(lines.indices)
-        func root(_ i: Int) -> Int {
-            var i = i
-            while parent[i] != i { parent[i] = parent[parent[i]]; i = parent[i] }
-            return i
-        }
+        var stacks = DisjointSets(count: lines.count)
         let order = lines.indices.sorted { lines[$0].box.y < lines[$1].box.y }
         for (position, i) in order.enumerated() {
             let a = lines[i].box
@@ -162,23 +157,29 @@ struct DroppedText {
                 let gap = b.y - a.maxY
                 if gap > 2 * max(lines[i].typical, lines[j].typical) { break }
                 let overlap = min(a.maxX, b.maxX) - max(a.x, b.x)
-                if overlap > 0 && Double(overlap) >= 0.3 * Double(min(a.width, b.width)) { parent[root(j)] = root(i) }
+                if overlap > 0 && Double(overlap) >= 0.3 * Double(min(a.width, b.width)) { stacks.join(j, i) }
             }
         }
         var grouped: [Int: Block] = [:]
         for i in lines.indices {
             let line = lines[i]
-            if var block = grouped[root(i)] {
+            let root = stacks.root(i)
+            if var block = grouped[root] {
                 let x0 = min(block.box.x, line.box.x), y0 = min(block.box.y, line.box.y)
                 let x1 = max(block.box.maxX, line.box.maxX), y1 = max(block.box.maxY, line.box.maxY)
                 block.box = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
                 block.lines += 1
                 block.lineHeight = max(block.lineHeight, line.typical)
-                grouped[root(i)] = block
+                grouped[root] = block
             } else {
-                grouped[root(i)] = Block(box: line.box, lines: 1, lineHeight: line.typical)
+                grouped[root] = Block(box: line.box, lines: 1, lineHeight: line.typical)
             }
         }
-        return grouped.values.sorted { $0.box.width * $0.box.height > $1.box.width * $1.box.height }
+        // Blocks of equal area by their place, top to bottom then left to right: a dictionary's
+        // order differs from run to run, and so would the words merged from them.
+        return grouped.values.sorted { a, b in
+            let (areaA, areaB) = (a.box.width * a.box.height, b.box.width * b.box.height)
+            return areaA != areaB ? areaA > areaB : (a.box.y, a.box.x) < (b.box.y, b.box.x)
+        }
     }
 }

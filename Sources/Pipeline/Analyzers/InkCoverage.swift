@@ -67,7 +67,7 @@ public struct InkCoverage: Sendable, Equatable {
             (inkPixels, uncoveredPixels, textPixels, textRegions) = (0, 0, 0, [])
             return
         }
-        let allInk = measured?.count == width * height ? measured! : Self.ink(in: grey)
+        let allInk = Self.ink(in: grey, measured: measured)
         var ink = allInk
         let inkCount = ink.reduce(0) { $0 + Int($1) }
         inkPixels = inkCount
@@ -130,6 +130,13 @@ public struct InkCoverage: Sendable, Equatable {
     /// The least a mark must be darker than its surroundings to be ink: the grain of the
     /// paper, faint bleed-through and the soft edges of letters stay paper.
     static let contrast = 40
+
+    /// `measured` when it is the ink of a copy of `grey`'s size (a caller measured it already),
+    /// else `grey`'s ink measured now.
+    static func ink(in grey: Raster, measured: [UInt8]?) -> [UInt8] {
+        if let measured, measured.count == grey.width * grey.height { return measured }
+        return ink(in: grey)
+    }
 
     /// Ink: pixels clearly darker than the mean of the area around them (a window a fifteenth
     /// of the page across, larger than any letter), so uneven light, a shadow or a dark border
