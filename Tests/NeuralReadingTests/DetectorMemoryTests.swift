@@ -24,7 +24,7 @@ struct DetectorMemoryTests {
         var finding = DetectedLines(releasesMemory: releasing)
         var detector: any NetworkRunning = CountingDetector()
         let page = Raster(width: 64, height: 48, layout: .gray, filledWith: 255)
-        _ = try finding.lines(in: page, detector: &detector, isCancelled: { false })
+        _ = try finding.lines(in: page, wordHeight: nil, detector: &detector, isCancelled: { false })
         return try #require(detector as? CountingDetector)
     }
 

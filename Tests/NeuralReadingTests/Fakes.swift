@@ -65,7 +65,8 @@ struct ScriptedRecogniser: NetworkRunning {
 struct GivenLines: LineFinding {
     var quads: [DetectedBox]
 
-    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox] {
+    mutating func lines(in page: Raster, wordHeight: Double?, detector: inout any NetworkRunning,
+                        isCancelled: () -> Bool) throws -> [DetectedBox] {
         _ = try detector.run(FeatureMap(channels: 3, height: 32, width: 32), isCancelled: isCancelled)
         return quads
     }

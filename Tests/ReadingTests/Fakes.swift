@@ -38,14 +38,17 @@ struct FakeLines: LineDetecting, LineTextReading {
     var readings: [Int: TextLine]
     private(set) var detections = 0
     private(set) var asked: [Int] = []
+    /// The word height each detection was given.
+    private(set) var wordHeights: [Double?] = []
 
     init(lines: [LineSignals], readings: [Int: TextLine]) {
         self.lines = lines
         self.readings = readings
     }
 
-    mutating func detectLines(cancellation: CancellationFlag) throws -> [LineSignals] {
+    mutating func detectLines(wordHeight: Double?, cancellation: CancellationFlag) throws -> [LineSignals] {
         detections += 1
+        wordHeights.append(wordHeight)
         return lines
     }
 

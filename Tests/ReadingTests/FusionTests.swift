@@ -39,6 +39,29 @@ import Testing
         #expect(page.reads == 1)
     }
 
+    /// The detector is sized from the words of the first reading that are sure: their median
+    /// height in the page's pixels, given only when enough of them are sure.
+    @Test func theDetectorIsGivenTheMedianHeightOfTheSureWords() throws {
+        func word(height: Double, confidence: Double) -> RecognizedWord {
+            RecognizedWord(text: "word", box: NormalizedRect(x: 0.1, y: 0.5, width: 0.1, height: height), confidence: confidence)
+        }
+        // Sure words 20, 40 and 30 px tall on the 1000 px page, and a taller unsure one.
+        let words = [word(height: 0.02, confidence: 97), word(height: 0.04, confidence: 97),
+                     word(height: 0.03, confidence: 97), word(height: 0.2, confidence: 60)]
+        for (fewest, expected) in [(3, 30.0 as Double?), (4, nil)] {
+            var policy = policy
+            policy.fewestSizingWords = fewest
+            var page = FakePage([Page.line(words)])
+            var lines = FakeLines(lines: [LineSignals(box: Page.row(0))], readings: [:])
+            let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page,
+                                                 lines: &lines, cancellation: cancellation)
+            #expect(reading.rules.contains(.wordsSizeDetector) == (expected != nil))
+            #expect(lines.wordHeights.count == 1)
+            let given = try #require(lines.wordHeights.first)
+            #expect(given.map { ($0 * 1000).rounded() / 1000 } == expected, "fewest \(fewest)")
+        }
+    }
+
     /// The page is read first the way it was given. A doubted way up the detected lines settle
     /// keeps that reading; one they do not settle is read again with its doubt (its other ways).
     @Test func thePageIsReadAgainOnlyWhenTheLinesLeaveItsWayUpInDoubt() throws {

@@ -4,7 +4,9 @@ import GlossGeometry
 ///
 /// `rapidOCR` holds RapidOCR 3.10.0's defaults (`rapidocr/config.yaml`, `Global` and `Det`,
 /// and the constants of `rapidocr/ch_ppocr_det`), which Gloss matches box for box; the
-/// letter-size rule at the end is Gloss's, measured by `bench/neural/detector_size.py`.
+/// size rules at the end are Gloss's: the letter-size rule, measured by
+/// `bench/neural/detector_size.py`, and the word-height rule, which acts only where a reading
+/// measured the page's words (`accurate`), so RapidOCR's reading keeps RapidOCR's sizes.
 public struct DetectionPolicy: Sendable, Equatable {
     /// Which side of the page RapidOCR's detector size limits (`Det.limit_type`).
     public enum SideLimit: Sendable, Equatable {
@@ -87,6 +89,19 @@ public struct DetectionPolicy: Sendable, Equatable {
     /// (the default) keeps the rule above; either needs the page's x-height, which the reader
     /// is not given by default.
     public var shrinkingXHeight: Double?
+    /// When set, and the page's sure words are measured (`plan(for:wordHeight:)`: in
+    /// `accurate`, the median height of the words Tesseract read surely), the page is shrunk so
+    /// that height becomes this many input pixels, when that gives a smaller input than
+    /// RapidOCR's rule. A word's box spans what its letters span (ascenders and descenders on a
+    /// page of prose, the capitals and digits alone on a receipt or a table of figures), so a
+    /// page set in capitals is not shrunk as far as the x-height would shrink it: on those the
+    /// x-height rule (`shrinkingXHeight`) measured the capitals as the x-height and lost words.
+    /// RapidOCR's own reading never has that height, so its input stays RapidOCR's. Chosen on
+    /// the tune half of the 73 bench pages among 16, 20 and 24 (`bench/reading/cost.py
+    /// --baseline`, `accurate`): 16 took 0.912x of the CPU a page at F1 -0.001 and CER -0.004
+    /// there, and 0.879x at F1 +0.001 and CER +0.001 on the measure half (20: 0.975x / 0.970x;
+    /// 24: 0.985x / 0.989x); `docs/reading.md`, "The detector's size from the words read".
+    public var shrinkingWordHeight: Double? = 16
     /// The page is never scaled by less or more than this, whatever its letters measure: a
     /// guard against a mismeasured x-height, not a measured bound.
     public var scaleRange: ClosedRange<Double> = 0.25...3
@@ -96,7 +111,7 @@ public struct DetectionPolicy: Sendable, Equatable {
 
     public init() {}
 
-    /// RapidOCR 3.10.0's defaults.
+    /// RapidOCR 3.10.0's defaults (and Gloss's word-height rule, inert without a word height).
     public static let rapidOCR = DetectionPolicy()
 }
 
@@ -138,11 +153,19 @@ public struct DetectorPlan: Sendable, Equatable {
 }
 
 extension DetectionPolicy {
-    /// The detector's plan for a page: RapidOCR's rule when `xHeight` (the page's letter
-    /// height in its pixels, `LetterSize.xHeight`) is nil, else the page scaled so its letters
-    /// are `targetXHeight` tall. Nil when the page is too small to give any input.
-    public func plan(for page: PixelSize, xHeight: Int? = nil) -> DetectorPlan? {
+    /// The detector's plan for a page: with `wordHeight` (the median height of its sure words,
+    /// in its pixels) and `shrinkingWordHeight`, the smaller of RapidOCR's input and the page
+    /// scaled so that height becomes `shrinkingWordHeight`; else RapidOCR's rule when `xHeight`
+    /// (the page's letter height in its pixels, `LetterSize.xHeight`) is nil, else the page
+    /// scaled so its letters are `targetXHeight` tall. Nil when the page is too small to give
+    /// any input.
+    public func plan(for page: PixelSize, xHeight: Int? = nil, wordHeight: Double? = nil) -> DetectorPlan? {
         guard page.width > 0, page.height > 0 else { return nil }
+        if let wordHeight, wordHeight > 0, let shrinkingWordHeight {
+            let words = scaledPlan(for: page, scale: shrinkingWordHeight / wordHeight)
+            guard let rapid = plan(for: page) else { return words }
+            return words.input.width * words.input.height < rapid.input.width * rapid.input.height ? words : rapid
+        }
         if let xHeight, xHeight > 0 {
             guard let shrinkingXHeight else { return letterPlan(for: page, xHeight: xHeight) }
             var shrinking = self
@@ -212,7 +235,13 @@ extension DetectionPolicy {
     /// Gloss's rule: one resize of the page, so its x-height becomes `targetXHeight`, within
     /// `scaleRange` and `largestInputSide`, sides rounded to multiples of 32 (at least 32).
     func letterPlan(for page: PixelSize, xHeight: Int) -> DetectorPlan {
-        var scale = min(max(targetXHeight / Double(xHeight), scaleRange.lowerBound), scaleRange.upperBound)
+        scaledPlan(for: page, scale: targetXHeight / Double(xHeight))
+    }
+
+    /// One resize of the page by `scale`, within `scaleRange` and `largestInputSide`, sides
+    /// rounded to multiples of 32 (at least 32).
+    func scaledPlan(for page: PixelSize, scale wanted: Double) -> DetectorPlan {
+        var scale = min(max(wanted, scaleRange.lowerBound), scaleRange.upperBound)
         scale = min(scale, Double(largestInputSide) / Double(max(page.width, page.height)))
         func side(_ value: Int) -> Int {
             max(sizeMultiple, Int((Double(value) * scale / Double(sizeMultiple)).rounded()) * sizeMultiple)

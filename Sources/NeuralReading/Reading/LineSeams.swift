@@ -34,7 +34,10 @@ extension Network: NetworkRunning {}
 /// Finds a page's lines with the detector: makes its input from the page, runs it, and turns
 /// its probability map into lines in the page's pixels, in reading order.
 public protocol LineFinding {
-    mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox]
+    /// `wordHeight`: the median height of the page's surely read words in its pixels, when a
+    /// reading measured it (`DetectionPolicy.shrinkingWordHeight`).
+    mutating func lines(in page: Raster, wordHeight: Double?, detector: inout any NetworkRunning,
+                        isCancelled: () -> Bool) throws -> [DetectedBox]
 }
 
 /// A line cut out of the page and rectified.
@@ -77,8 +80,9 @@ public struct DetectedLines: LineFinding {
         self.releasesMemory = releasesMemory
     }
 
-    public mutating func lines(in page: Raster, detector: inout any NetworkRunning, isCancelled: () -> Bool) throws -> [DetectedBox] {
-        guard let plan = policy.plan(for: page.size, xHeight: xHeight) else { return [] }
+    public mutating func lines(in page: Raster, wordHeight: Double?, detector: inout any NetworkRunning,
+                               isCancelled: () -> Bool) throws -> [DetectedBox] {
+        guard let plan = policy.plan(for: page.size, xHeight: xHeight, wordHeight: wordHeight) else { return [] }
         let map = try detector.run(height: plan.input.height, width: plan.input.width,
                                    filling: { DetectorInput.fill(&$0, from: page, plan: plan) }, isCancelled: isCancelled)
         let boxes = BoxFinder.boxes(in: map, plan: plan, policy: policy)

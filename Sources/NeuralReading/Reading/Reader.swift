@@ -86,10 +86,14 @@ public final class NeuralReader {
     /// turned over when the classifier says it is upside down; a line less than a pixel wide
     /// or tall is left out. Times the detector as `timings.detection` and the cutting and
     /// classifying as the start of `timings.recognition`.
-    public func detect(raster: Raster, cancellation: CancellationFlag) throws -> [FoundLine] {
+    /// `wordHeight` is the median height of the page's surely read words, in its pixels, where
+    /// a reading measured it (`DetectionPolicy.shrinkingWordHeight`).
+    public func detect(raster: Raster, wordHeight: Double? = nil, cancellation: CancellationFlag) throws -> [FoundLine] {
         let isCancelled = { cancellation.isRaised }
         let started = ContinuousClock.now
-        let quads = try cancellable { () throws -> [DetectedBox] in try finding.lines(in: raster, detector: &detector, isCancelled: isCancelled) }
+        let quads = try cancellable { () throws -> [DetectedBox] in
+            try finding.lines(in: raster, wordHeight: wordHeight, detector: &detector, isCancelled: isCancelled)
+        }
         let detected = ContinuousClock.now
         timings.detection = detected - started
         defer { timings.recognition = ContinuousClock.now - detected }

@@ -43,8 +43,10 @@ public enum PlanExecution {
             }
             asGiven = text
         }
-        if mode.detectsLines { signals.lines = try lines.detectLines(cancellation: cancellation) }
-        let plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
+        let wordHeight = asGiven.flatMap { policy.sureWordHeight(of: $0, pageHeight: signals.size.height) }
+        if mode.detectsLines { signals.lines = try lines.detectLines(wordHeight: wordHeight, cancellation: cancellation) }
+        var plan = ReadingPlan(signals: signals, mode: mode, policy: policy)
+        if mode.detectsLines && wordHeight != nil { plan.rules.insert(.wordsSizeDetector, at: 0) }
         let pageText: RecognizedText
         if let asGiven, plan.wayUpSettled || !signals.wayUpInDoubt {
             pageText = asGiven

@@ -25,8 +25,9 @@ extension PageTextReader {
 /// Finds a page's lines (the neural detector).
 public protocol LineDetecting {
     /// The page's lines, in the detector's order; the indices `LineTextReading` is asked for
-    /// are into this list.
-    mutating func detectLines(cancellation: CancellationFlag) throws -> [LineSignals]
+    /// are into this list. `wordHeight`: the median height of the words a first reading read
+    /// surely, in the page's pixels (`FusionPolicy.sureWordHeight`), which sizes the detector.
+    mutating func detectLines(wordHeight: Double?, cancellation: CancellationFlag) throws -> [LineSignals]
 }
 
 /// Reads lines already found (the neural recogniser).
@@ -48,8 +49,8 @@ public struct NeuralLines: LineDetecting, LineTextReading {
         self.raster = raster
     }
 
-    public mutating func detectLines(cancellation: CancellationFlag) throws -> [LineSignals] {
-        found = try reader.detect(raster: raster, cancellation: cancellation)
+    public mutating func detectLines(wordHeight: Double?, cancellation: CancellationFlag) throws -> [LineSignals] {
+        found = try reader.detect(raster: raster, wordHeight: wordHeight, cancellation: cancellation)
         return found.map { LineSignals($0, page: raster.size) }
     }
 

@@ -53,6 +53,10 @@ public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
     /// (`SecondReadings.settlesWayUp`). It stands; the detector is not run, as every line it
     /// found would be kept as Tesseract read it.
     case surePage = "sure-page"
+    /// `accurate`: the detector was given the median height of the first reading's sure words
+    /// (`FusionPolicy.sureWordHeight`), and its input is shrunk where that height allows
+    /// (`DetectionPolicy.shrinkingWordHeight`).
+    case wordsSizeDetector = "words-size-detector"
 }
 
 /// What Tesseract's first reading of a page says of it: the evidence of `sure-page`.

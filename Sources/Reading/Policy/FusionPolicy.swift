@@ -8,8 +8,9 @@ import GlossContract
 public struct FusionPolicy: Sendable, Equatable {
     /// Raised with every change of a threshold or a scale below, and of `preparation`'s
     /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines;
-    /// 5: `surePageLines` and `surePageText`, a sure page read by Tesseract alone).
-    public var version = 5
+    /// 5: `surePageLines` and `surePageText`, a sure page read by Tesseract alone; 6: the
+    /// detector sized from the words Tesseract read surely, `fewestSizingWords`).
+    public var version = 6
 
     /// A detected line whose Tesseract words' mean calibrated probability is under this is read
     /// by the neural reader too, and the reading of higher probability kept. Measured by
@@ -64,6 +65,12 @@ public struct FusionPolicy: Sendable, Equatable {
     public var surePageLines = 3
     public var surePageText = 0.02
 
+    /// The detector's input is sized from the words of Tesseract's first reading
+    /// (`DetectionPolicy.shrinkingWordHeight`) when it read at least this many surely
+    /// (`unsureLine` or more, calibrated): the median height of fewer says little of the page's
+    /// text (as `LetterSize.fewestLetters`; not swept). Otherwise RapidOCR's size is kept.
+    public var fewestSizingWords = 20
+
     /// Tesseract's raw word confidence onto the one scale (`Fusion/Calibration.swift`).
     public var tesseractScale = Calibration.tesseract
     /// The neural reader's raw word confidence onto the one scale.
@@ -77,6 +84,17 @@ public struct FusionPolicy: Sendable, Equatable {
     /// Whether `lines` settle a doubted page's way up as it was given (`uprightLines`).
     public func settlesWayUp(_ lines: [LineSignals]) -> Bool {
         lines.count >= linesToSettle && Double(lines.count { $0.standsUpright }) >= uprightLines * Double(lines.count)
+    }
+
+    /// The median height, in the page's pixels (`pageHeight` tall), of the words of `text`
+    /// (Tesseract's reading) that are sure (`unsureLine`), for sizing the detector's input; nil
+    /// when fewer than `fewestSizingWords` are.
+    public func sureWordHeight(of text: RecognizedText, pageHeight: Int) -> Double? {
+        let scale = scale(of: .tesseract)
+        let heights = text.words.filter { scale.probability($0.confidence) >= unsureLine }
+            .map { $0.box.height * Double(pageHeight) }.sorted()
+        guard heights.count >= fewestSizingWords else { return nil }
+        return heights[heights.count / 2]
     }
 
     /// The scale of `reader`'s confidences.
