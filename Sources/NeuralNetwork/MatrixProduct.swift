@@ -255,15 +255,21 @@ extension Kernels {
         }
     }
 
-    /// `multiplyPanelsWide` with the columns read where they lie (`DirectProduct`): `columns`
-    /// (16 or 32) columns, step `k` of the depth at `taps[k] + offset` (`strided`: every other
-    /// value from `taps[k] + 2 * offset`), into plain rows of
-    /// `output`. The sums and their stores are the packed kernel's, so the values are too.
+    /// `multiplyPanels` with the columns read where they lie: `columns` (16 or 32) columns,
+    /// step `k` of the depth at `taps[k] + offset` (`strided`: every other value from
+    /// `taps[k] + 2 * offset`), into plain rows of `output`; the wide kernel's sums
+    /// (`DirectProduct`), or on AVX2 the six-by-sixteen micro-kernel's (`multiplyDirectAVX2`).
+    /// The sums and their stores are the packed kernels', so the values are too.
     static func multiplyDirect(
         _ weights: PackedMatrix, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, columns: Int, strided: Bool = false,
-        bias: UnsafePointer<Float>?, activation: Activation, output: Destination
+        bias: UnsafePointer<Float>?, activation: Activation, output: Destination, kernels: KernelSet = KernelChoice.current.kernels
     ) {
         precondition(columns == tileColumns || columns == wideTiles * tileColumns)
+        if kernels == .avx2 {
+            multiplyDirectAVX2(weights, taps: taps, offset: offset, columns: columns, strided: strided, bias: bias,
+                               activation: activation, output: output)
+            return
+        }
         let rows = weights.rows, depth = weights.inner
         let blockRows = widePanels * panelRows, blockColumns = wideTiles * tileColumns, pair = columns == blockColumns
         weights.panels.withUnsafeBufferPointer { panels in
@@ -295,6 +301,37 @@ extension Kernels {
                         }
                     }
                     row += blockRows
+                }
+            }
+        }
+    }
+
+    /// `multiplyDirect` on AVX2: the six-by-sixteen micro-kernel over every panel, a tile of
+    /// sixteen columns at a time, reading step `k`'s columns at `taps[k] + offset` (`strided`:
+    /// the even values of the 32 at `taps[k] + 2 * offset`) where `multiplyPanelsAVX2` reads
+    /// the packed tile's row: the same multiply-adds in the same order.
+    static func multiplyDirectAVX2(
+        _ weights: PackedMatrix, taps: UnsafePointer<UnsafePointer<Float>>, offset: Int, columns: Int, strided: Bool,
+        bias: UnsafePointer<Float>?, activation: Activation, output: Destination
+    ) {
+        let rows = weights.rows, depth = weights.inner
+        weights.panels.withUnsafeBufferPointer { panels in
+            for tile in 0..<(columns / tileColumns) {
+                let column = offset + tile * tileColumns
+                var row = 0
+                while row < rows {
+                    let a = panels.baseAddress! + row * depth, count = min(panelRows, rows - row)
+                    let target = output.base + row * output.rowStride + tile * output.tileStride
+                    if strided {
+                        microKernel(a, depth: depth, strided: true, firstRow: row, rows: count, columns: tileColumns,
+                                    bias: bias, activation: activation, residual: nil, residualStride: 0, output: target,
+                                    rowStride: output.rowStride, padded: false) { k in UnsafeRawPointer(taps[k] + 2 * column) }
+                    } else {
+                        microKernel(a, depth: depth, strided: false, firstRow: row, rows: count, columns: tileColumns,
+                                    bias: bias, activation: activation, residual: nil, residualStride: 0, output: target,
+                                    rowStride: output.rowStride, padded: false) { k in UnsafeRawPointer(taps[k] + column) }
+                    }
+                    row += panelRows
                 }
             }
         }
@@ -368,14 +405,30 @@ extension Kernels {
         bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
         output: UnsafeMutablePointer<Float>, rowStride: Int, padded: Bool
     ) {
+        let raw = UnsafeRawPointer(b), step = tileColumns * MemoryLayout<Float>.stride
+        microKernel(a, depth: depth, strided: false, firstRow: firstRow, rows: rows, columns: columns, bias: bias,
+                    activation: activation, residual: residual, residualStride: residualStride, output: output,
+                    rowStride: rowStride, padded: padded) { k in raw + k * step }
+    }
+
+    /// The micro-kernel's loop and epilogue: step `k`'s sixteen columns start at `row(k)`
+    /// (`strided`: the even values of the 32 there), the packed tile's row or the map's own
+    /// (`multiplyDirectAVX2`); the same multiply-adds in the same order either way.
+    @inline(__always)
+    static func microKernel(
+        _ a: UnsafePointer<Float>, depth: Int, strided: Bool, firstRow: Int, rows: Int, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: UnsafeMutablePointer<Float>, rowStride: Int, padded: Bool, row: (Int) -> UnsafeRawPointer
+    ) {
         func start(_ r: Int) -> Vector {
             guard let bias, r < rows else { return Vector() }
             return Vector(repeating: bias[firstRow + r])
         }
         var c0 = start(0), c1 = start(1), c2 = start(2), c3 = start(3), c4 = start(4), c5 = start(5)
-        var pa = a, pb = UnsafeRawPointer(b)
-        for _ in 0..<depth {
-            let x = pb.loadUnaligned(as: Vector.self)
+        var pa = a
+        for k in 0..<depth {
+            let pb = row(k)
+            let x = strided ? evenValues(pb) : pb.loadUnaligned(as: Vector.self)
             c0 = c0.addingProduct(x, pa[0])
             c1 = c1.addingProduct(x, pa[1])
             c2 = c2.addingProduct(x, pa[2])
@@ -383,11 +436,11 @@ extension Kernels {
             c4 = c4.addingProduct(x, pa[4])
             c5 = c5.addingProduct(x, pa[5])
             pa += panelRows
-            pb += tileColumns * MemoryLayout<Float>.stride
         }
         func finish(_ sum: Vector, _ r: Int) {
             guard r < rows else { return }
-            store(sum, columns: columns, activation: activation, residual: residual.map { $0 + r * residualStride },
+            store(strided ? inColumnOrder(sum) : sum, columns: columns, activation: activation,
+                  residual: residual.map { $0 + r * residualStride },
                   output: output + r * rowStride, padded: padded)
         }
         finish(c0, 0)
@@ -396,6 +449,31 @@ extension Kernels {
         finish(c3, 3)
         finish(c4, 4)
         finish(c5, 5)
+    }
+
+    /// The even values of the 32 at `pointer` (columns 0 to 15 of a row read at stride 2), in
+    /// each half of eight in the order 0, 1, 4, 5, 2, 3, 6, 7: one `vshufps` of two registers
+    /// each (a multiply-add's lanes do not mix, so the sums' columns are put back in order once,
+    /// `inColumnOrder`, not each step).
+    @inline(__always)
+    static func evenValues(_ pointer: UnsafeRawPointer) -> Vector {
+        let values = pointer.loadUnaligned(as: SIMD32<Float>.self)
+        func half(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+            SIMD8(lowHalf: SIMD4(lowHalf: a.lowHalf.evenHalf, highHalf: b.lowHalf.evenHalf),
+                  highHalf: SIMD4(lowHalf: a.highHalf.evenHalf, highHalf: b.highHalf.evenHalf))
+        }
+        return Vector(lowHalf: half(values.lowHalf.lowHalf, values.lowHalf.highHalf),
+                      highHalf: half(values.highHalf.lowHalf, values.highHalf.highHalf))
+    }
+
+    /// `evenValues`' sums in the columns' order (its order is its own inverse).
+    @inline(__always)
+    static func inColumnOrder(_ sum: Vector) -> Vector {
+        func half(_ h: SIMD8<Float>) -> SIMD8<Float> {
+            SIMD8(lowHalf: SIMD4(lowHalf: h.lowHalf.lowHalf, highHalf: h.highHalf.lowHalf),
+                  highHalf: SIMD4(lowHalf: h.lowHalf.highHalf, highHalf: h.highHalf.highHalf))
+        }
+        return Vector(lowHalf: half(sum.lowHalf), highHalf: half(sum.highHalf))
     }
 
     /// Stores one row of a block's sums: the activation, the residual's row, then the first

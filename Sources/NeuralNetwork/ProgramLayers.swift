@@ -33,12 +33,13 @@ extension Layers {
     /// `pooled` is read through a 2x2 max pool of stride 1 (`maxPool2x2SameUpper`). A 1x1 convolution
     /// with stride 1 of one map is one matrix product over its planes; any other gathers its
     /// taps, a block of an output row's pixels at a time, each part into its own rows, straight
-    /// into the matrix product's packed tiles (`workspace`), and multiplies them. `scratch` is
-    /// not used.
+    /// into the matrix product's packed tiles (`workspace`), and multiplies them, or reads them
+    /// where they lie (`convolveRows`). `scratch` is not used.
     static func convolution(
         parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool = { _ in false }, weights: PackedMatrix, bias: [Float], kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, into output: inout FeatureMap,
-        scratch: inout [Float], workspace: inout [Float], kernels: KernelSet = KernelChoice.current.kernels
+        scratch: inout [Float], workspace: inout [Float], kernels: KernelSet = KernelChoice.current.kernels,
+        readsInPlace: Bool = true
     ) {
         let input = part(0)
         let channels = (0..<parts).reduce(0) { $0 + part($1).channels }
@@ -64,7 +65,8 @@ extension Layers {
                         convolveRows(parts: parts, part, pooled: pooled, firstStoredRow: { _ in 0 }, weights: weights,
                                      bias: b.baseAddress!, kernel: kernel, stride: stride, padding: padding,
                                      activation: activation, rows: 0..<height, width: width, target: target.baseAddress!,
-                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!, kernels: kernels)
+                                     targetFirstRow: 0, targetPlane: plane, workspace: work.baseAddress!, kernels: kernels,
+                                     readsInPlace: readsInPlace)
                     }
                 }
             }
@@ -79,17 +81,19 @@ extension Layers {
     /// (`workspace`) and multiplied; output row `r` goes to row `r - targetFirstRow` of `target`,
     /// whose planes are `targetPlane` apart.
     ///
-    /// With the AVX-512 kernel in fp32, a convolution of stride 1 that reads no part through a
-    /// pool gathers nothing inside the rows: each tap's row of the input, shifted by the tap's
-    /// column, is the row of columns the product reads, so the columns whose every tap lies
-    /// inside the input are multiplied where they lie (`multiplyDirect`), 32 or 16 at a time,
-    /// and only the few at either edge are gathered. The sums are the same either way.
+    /// In fp32 (any kernels but AMX's bf16 tiles), a convolution of stride 1 or 2 gathers
+    /// nothing inside the rows: each tap's row of the input, shifted by the tap's column (every
+    /// other value at stride 2), is the row of columns the product reads, so the columns whose
+    /// every tap lies inside the input are multiplied where they lie (`multiplyDirect`), 32 or
+    /// 16 at a time, and only the few at either edge are gathered; a pooled part has the rows
+    /// this output row reads pooled once. The sums are the same either way; `readsInPlace`
+    /// false gathers every column (for tests comparing the two).
     static func convolveRows(
         parts: Int, _ part: (Int) -> FeatureMap, pooled: (Int) -> Bool, firstStoredRow: (Int) -> Int, weights: PackedMatrix,
         bias: UnsafePointer<Float>, kernel: (Int, Int), stride: (Int, Int),
         padding: (top: Int, left: Int, bottom: Int, right: Int), activation: Activation, rows: Range<Int>, width: Int,
         target: UnsafeMutablePointer<Float>, targetFirstRow: Int, targetPlane: Int, workspace: UnsafeMutablePointer<Float>,
-        kernels: KernelSet = KernelChoice.current.kernels
+        kernels: KernelSet = KernelChoice.current.kernels, readsInPlace: Bool = true
     ) {
         let inner = weights.inner
         let block = Kernels.blockColumns(inner: inner)
@@ -124,7 +128,7 @@ extension Layers {
         let inputWidth = part(0).width, step = stride.1
         let from = (padding.left + step - 1) / step
         let upTo = min(width, (inputWidth - kernel.1 + 1 + padding.left) / step)
-        let direct = kernels != .avx2 && !(kernels == .amx && weights.tiles != nil) && stride.0 == step && (step == 1 || step == 2)
+        let direct = readsInPlace && !(kernels == .amx && weights.tiles != nil) && stride.0 == step && (step == 1 || step == 2)
             && (0..<parts).allSatisfy { part($0).width == inputWidth } && upTo - from >= Kernels.tileColumns
         guard direct else {
             for row in rows { gathered(row: row, columns: 0..<width) }
@@ -179,7 +183,8 @@ extension Layers {
                                 weights, taps: taps, offset: column, columns: count, strided: step == 2, bias: bias,
                                 activation: activation,
                                 output: Kernels.Destination(base: target + (row - targetFirstRow) * width + column,
-                                                            rowStride: targetPlane, tileStride: Kernels.tileColumns))
+                                                            rowStride: targetPlane, tileStride: Kernels.tileColumns),
+                                kernels: kernels)
                             column += count
                         }
                         gathered(row: row, columns: 0..<from)

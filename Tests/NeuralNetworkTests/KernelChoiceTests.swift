@@ -2,8 +2,9 @@
 @testable import GlossNeuralNetwork
 import Testing
 
-/// Which kernels run, from fake processor flags and requests; and the AVX-512 kernels against
-/// the AVX2 ones on the same random products, where this processor has both.
+/// Which kernels run, from fake processor flags and requests; the AVX-512 kernels against the
+/// AVX2 ones on the same random products, where this processor has both; and the products that
+/// read a convolution's taps in place against the gathered ones, with every fp32 kernel it runs.
 struct KernelChoiceTests {
     static let haswell: Set<String> = ["sse4_2", "avx", "avx2", "fma", "bmi2"]
     static let skylakeServer = haswell.union(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
@@ -60,14 +61,18 @@ struct KernelChoiceTests {
         }
     }
 
-    /// A convolution read in place (AVX-512, `DirectProduct`) against one gathered into packed
-    /// tiles (AVX2): the detector's shapes (the stem's 3x3 of stride 2 with a pooled part, its
-    /// 2x2 padded at the bottom right, the head's 3x3 of four parts, a single output), widths
-    /// with whole blocks, a lone tile and edge columns. The same multiply-adds in the same order:
-    /// the same values.
-    @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"),
-          arguments: [(3, 2, 1, 1, true, 24, 75), (2, 1, 0, 1, false, 12, 70), (3, 1, 1, 4, false, 24, 53),
-                      (3, 2, 1, 2, false, 1, 100), (3, 1, 1, 1, true, 7, 41)])
+    /// The fp32 kernels this processor runs: AVX2's, and AVX-512's where it has them.
+    static let fp32Kernels: [KernelSet] = KernelChoice.current.fastest == .avx2 ? [.avx2] : [.avx2, .avx512]
+
+    /// A convolution read in place (`multiplyDirect`: the AVX2 micro-kernel, and AVX-512's
+    /// `DirectProduct` where it runs) against one gathered into packed tiles (AVX2): the
+    /// detector's shapes (the stem's 3x3 of stride 2 with a pooled part, its 2x2 padded at the
+    /// bottom right, the head's 3x3 of four parts, a single output), a 3x3 of stride 2 and a 5x5
+    /// of two parts without a pool, widths with whole blocks, a lone tile and edge columns. The
+    /// same multiply-adds in the same order: the same values.
+    @Test(arguments: [(3, 2, 1, 1, true, 24, 75), (2, 1, 0, 1, false, 12, 70), (3, 1, 1, 4, false, 24, 53),
+                      (3, 2, 1, 2, false, 1, 100), (3, 1, 1, 1, true, 7, 41), (3, 2, 1, 1, false, 13, 91),
+                      (5, 1, 2, 2, false, 8, 60)])
     func aConvolutionReadInPlaceGivesTheGatheredSums(kernel: Int, stride: Int, pad: Int, parts: Int, pooled: Bool,
                                                       outputs: Int, width: Int) {
         let maps = (0..<parts).map { LayerTests.map(3, 6, width, seed: UInt64(30 + $0)) }
@@ -75,15 +80,53 @@ struct KernelChoiceTests {
         let weights = PackedMatrix(LayerTests.values(outputs * inner, seed: 40), rows: outputs, inner: inner, bf16: false)
         let bias = LayerTests.values(outputs, seed: 41)
         let padding = kernel == 2 ? (0, 0, 1, 1) : (pad, pad, pad, pad)
-        var results: [[Float]] = []
-        for kernels in [KernelSet.avx2, .avx512] {
+        func run(_ kernels: KernelSet, inPlace: Bool) -> [Float] {
             var output = ProgramLayerTests.empty(), scratch: [Float] = [], workspace: [Float] = []
             Layers.convolution(parts: parts, { maps[$0] }, pooled: { pooled && $0 == 0 }, weights: weights, bias: bias,
                                kernel: (kernel, kernel), stride: (stride, stride), padding: padding, activation: .relu,
-                               into: &output, scratch: &scratch, workspace: &workspace, kernels: kernels)
-            results.append(Array(output.values))
+                               into: &output, scratch: &scratch, workspace: &workspace, kernels: kernels,
+                               readsInPlace: inPlace)
+            return Array(output.values)
         }
-        #expect(results[0] == results[1])
+        let gathered = run(.avx2, inPlace: false)
+        for kernels in Self.fp32Kernels {
+            #expect(run(kernels, inPlace: true) == gathered, "\(kernels)")
+        }
+    }
+
+    /// `multiplyDirect` alone against the packed product of the same columns: step `k` reads a
+    /// row of a random plane at its own shift, from `offset` on (every other value from twice
+    /// it when `strided`), sixteen or 32 columns, rows around a panel. A wrong tap, offset or
+    /// stride reads other values and other sums.
+    @Test(arguments: [(5, 1), (13, 27), (24, 72)])
+    func theDirectProductReadsEachStepWhereItsTapPoints(rows: Int, inner: Int) {
+        let width = 120, lines = 11
+        let plane = LayerTests.values(lines * width, seed: 50), bias = LayerTests.values(rows, seed: 51)
+        let weights = PackedMatrix(LayerTests.values(rows * inner, seed: 52), rows: rows, inner: inner, bf16: false)
+        // Step k reads line (7k mod 11), shifted by k mod 5.
+        let starts = (0..<inner).map { k in (7 * k) % lines * width + k % 5 }
+        for kernels in Self.fp32Kernels {
+            for (strided, offset, columns) in [(false, 0, 16), (false, 3, 32), (true, 0, 32), (true, 5, 16), (true, 2, 32)] {
+                let step = strided ? 2 : 1
+                let input = (0..<inner).flatMap { k in (0..<columns).map { plane[starts[k] + step * (offset + $0)] } }
+                let expected = KernelTests.matrixProduct(weights, input, columns: columns, bias: bias, residual: nil,
+                                                         activation: .gelu, kernels: kernels)
+                var out = [Float](repeating: .nan, count: rows * columns)
+                plane.withUnsafeBufferPointer { p in
+                    let taps = starts.map { p.baseAddress! + $0 }
+                    taps.withUnsafeBufferPointer { t in
+                        out.withUnsafeMutableBufferPointer { o in
+                            Kernels.multiplyDirect(weights, taps: t.baseAddress!, offset: offset, columns: columns,
+                                                   strided: strided, bias: bias, activation: .gelu,
+                                                   output: Kernels.Destination(base: o.baseAddress!, rowStride: columns,
+                                                                               tileStride: Kernels.tileColumns),
+                                                   kernels: kernels)
+                        }
+                    }
+                }
+                #expect(out == expected, "\(kernels) strided \(strided) offset \(offset) columns \(columns)")
+            }
+        }
     }
 
     /// Into a packed block (the fused mixer's hidden channels): the padding columns of the last
