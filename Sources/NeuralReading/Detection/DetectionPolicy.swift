@@ -162,17 +162,11 @@ extension DetectionPolicy {
     public func plan(for page: PixelSize, xHeight: Int? = nil, wordHeight: Double? = nil) -> DetectorPlan? {
         guard page.width > 0, page.height > 0 else { return nil }
         if let wordHeight, wordHeight > 0, let shrinkingWordHeight {
-            let words = scaledPlan(for: page, scale: shrinkingWordHeight / wordHeight)
-            guard let rapid = plan(for: page) else { return words }
-            return words.input.width * words.input.height < rapid.input.width * rapid.input.height ? words : rapid
+            return shrunk(page, scale: shrinkingWordHeight / wordHeight)
         }
         if let xHeight, xHeight > 0 {
             guard let shrinkingXHeight else { return letterPlan(for: page, xHeight: xHeight) }
-            var shrinking = self
-            shrinking.targetXHeight = shrinkingXHeight
-            let letters = shrinking.letterPlan(for: page, xHeight: xHeight)
-            guard let rapid = plan(for: page) else { return letters }
-            return letters.input.width * letters.input.height < rapid.input.width * rapid.input.height ? letters : rapid
+            return shrunk(page, scale: shrinkingXHeight / Double(xHeight))
         }
         // resize_image_within_bounds: each step's ratio replaces the last, as RapidOCR's does.
         var bounded = page, ratioX = 1.0, ratioY = 1.0
@@ -236,6 +230,14 @@ extension DetectionPolicy {
     /// `scaleRange` and `largestInputSide`, sides rounded to multiples of 32 (at least 32).
     func letterPlan(for page: PixelSize, xHeight: Int) -> DetectorPlan {
         scaledPlan(for: page, scale: targetXHeight / Double(xHeight))
+    }
+
+    /// The page resized by `scale` (`scaledPlan`) where that gives a smaller input than
+    /// RapidOCR's rule, else RapidOCR's: the shrink-only rules.
+    func shrunk(_ page: PixelSize, scale: Double) -> DetectorPlan {
+        let scaled = scaledPlan(for: page, scale: scale)
+        guard let rapid = plan(for: page) else { return scaled }
+        return scaled.input.width * scaled.input.height < rapid.input.width * rapid.input.height ? scaled : rapid
     }
 
     /// One resize of the page by `scale`, within `scaleRange` and `largestInputSide`, sides
