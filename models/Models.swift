@@ -109,16 +109,18 @@ public struct PPOCRNetworks: Sendable {
             throw NeuralModelError(model: .characters, reason: "an empty line")
         }
         self.characters = list
-        self.detector = try Self.network(Self.file(detector, model: .detector, outputs: 1), model: .detector, bf16: choice.bf16Detector)
-        // bf16 products where AMX runs, but for the detector unless asked (`KernelChoice.bf16Detector`);
-        // in the cascade the recogniser is there twice (bf16, and fp32 to read again, sharing its
-        // weights) and the classifier in fp32.
+        self.detector = try Self.network(Self.file(detector, model: .detector, outputs: 1), model: .detector,
+                                             products: choice.reducedDetector ? choice.kernels.products : .fp32)
+        // Reduced products where the kernels have them (bf16 on AMX, 16-bit integers on AVX2 alone),
+        // but for the detector unless `KernelChoice.reducedDetector`; in the cascade the
+        // recogniser is there twice (reduced, and fp32 to read again, sharing its weights) and the
+        // classifier in fp32.
         let reader = try Self.network(Self.file(recogniser, model: .recogniser, outputs: list.count + 2), model: .recogniser,
-                                      bf16: choice.kernels.isBF16)
+                                      products: choice.kernels.products)
         self.recogniser = reader
         self.recheck = choice.cascade ? reader.withFP32Products : nil
         self.classifier = try Self.network(Self.file(classifier, model: .classifier, outputs: 2), model: .classifier,
-                                           bf16: choice.kernels.isBF16 && !choice.cascade)
+                                           products: choice.cascade ? .fp32 : choice.kernels.products)
     }
 
     /// The model file of `bytes`, checked.
@@ -132,9 +134,9 @@ public struct PPOCRNetworks: Sendable {
         }
     }
 
-    private static func network(_ file: ModelFile, model: NeuralModel, bf16: Bool) throws(NeuralModelError) -> Network {
+    private static func network(_ file: ModelFile, model: NeuralModel, products: Products) throws(NeuralModelError) -> Network {
         do {
-            return try Network(model: file, path: model.file, bf16: bf16)
+            return try Network(model: file, path: model.file, products: products)
         } catch {
             throw NeuralModelError(model: model, reason: error.reason)
         }

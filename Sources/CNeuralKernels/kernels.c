@@ -1,4 +1,5 @@
-// Intel AMX (bf16 tiles) and AVX512-BF16 kernels for GlossNeuralNetwork's packed product.
+// Intel AMX (bf16 tiles), AVX512-BF16 and AVX2 16-bit integer kernels for GlossNeuralNetwork's
+// packed product.
 // Compiled for any x86-64: each function carries its own target, and none runs before
 // KernelChoice has seen the flags and gloss_amx_request_tiles has said yes.
 #include "CNeuralKernels.h"
@@ -96,6 +97,60 @@ void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const 
     if (twoRows && twoColumns) _tile_stored(3, sums + 528, 128);
 }
 
+__attribute__((target("avx2,fma")))
+void gloss_int16_pack(const float *packed, int depth, int columns, float limit, int16_t *output, float *scales) {
+    int tiles = (columns + 15) / 16, pairs = (depth + 1) / 2;
+    const __m256 sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+    for (int tile = 0; tile < tiles; tile++) {
+        const float *source = packed + (long)tile * depth * 16;
+        int16_t *target = output + (long)tile * pairs * 32;
+        __m256 top0 = zero, top1 = zero;
+        for (int k = 0; k < depth; k++) {
+            top0 = _mm256_max_ps(top0, _mm256_andnot_ps(sign, _mm256_loadu_ps(source + k * 16)));
+            top1 = _mm256_max_ps(top1, _mm256_andnot_ps(sign, _mm256_loadu_ps(source + k * 16 + 8)));
+        }
+        // A column of zeros keeps the scale 0 and its integers 0.
+        __m256 limits = _mm256_set1_ps(limit);
+        __m256 live0 = _mm256_cmp_ps(top0, zero, _CMP_GT_OQ), live1 = _mm256_cmp_ps(top1, zero, _CMP_GT_OQ);
+        __m256 up0 = _mm256_and_ps(live0, _mm256_div_ps(limits, _mm256_max_ps(top0, _mm256_set1_ps(1e-30f))));
+        __m256 up1 = _mm256_and_ps(live1, _mm256_div_ps(limits, _mm256_max_ps(top1, _mm256_set1_ps(1e-30f))));
+        _mm256_storeu_ps(scales + tile * 16, _mm256_div_ps(top0, limits));
+        _mm256_storeu_ps(scales + tile * 16 + 8, _mm256_div_ps(top1, limits));
+        for (int pair = 0; pair < pairs; pair++) {
+            int k = 2 * pair;
+            for (int half = 0; half < 2; half++) {
+                __m256 up = half ? up1 : up0;
+                __m256i even = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(source + k * 16 + 8 * half), up));
+                __m256i odd = k + 1 < depth
+                    ? _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(source + (k + 1) * 16 + 8 * half), up))
+                    : _mm256_setzero_si256();
+                __m256i both = _mm256_blend_epi16(even, _mm256_slli_epi32(odd, 16), 0xAA);
+                _mm256_storeu_si256((__m256i *)(target + pair * 32 + 16 * half), both);
+            }
+        }
+    }
+}
+
+__attribute__((target("avx2,fma")))
+void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *sums) {
+    // Twelve sums, a row's weights and one product in registers; the columns are read from the
+    // first-level cache by each product (written with the two registers of columns instead,
+    // clang ran out of registers and kept a sum on the stack).
+    __m256i c[12];
+    for (int i = 0; i < 12; i++) c[i] = _mm256_setzero_si256();
+    for (int pair = 0; pair < pairs; pair++) {
+        const __m256i *x = (const __m256i *)(b + pair * 32);
+        const int32_t *w = a + pair * 6;
+#pragma clang loop unroll(full)
+        for (int r = 0; r < 6; r++) {
+            __m256i weight = _mm256_set1_epi32(w[r]);
+            c[2 * r] = _mm256_add_epi32(c[2 * r], _mm256_madd_epi16(weight, _mm256_loadu_si256(x)));
+            c[2 * r + 1] = _mm256_add_epi32(c[2 * r + 1], _mm256_madd_epi16(weight, _mm256_loadu_si256(x + 1)));
+        }
+    }
+    for (int i = 0; i < 12; i++) _mm256_storeu_si256((__m256i *)sums + i, c[i]);
+}
+
 unsigned gloss_flush_subnormals(void) {
     unsigned control = _mm_getcsr();
     // Bit 15 flushes results to zero, bit 6 reads subnormal inputs as zero.
@@ -114,6 +169,8 @@ void gloss_bf16_pack(const float *input, long rowStride, long tileStride, int de
                      uint16_t *output) { abort(); }
 void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const uint16_t *b, long bTileStride,
                        int columnTiles, int chunks, float *sums) { abort(); }
+void gloss_int16_pack(const float *packed, int depth, int columns, float limit, int16_t *output, float *scales) { abort(); }
+void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *sums) { abort(); }
 
 #endif
 

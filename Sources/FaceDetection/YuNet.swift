@@ -94,7 +94,7 @@ public final class YuNetDetector {
             throw ModelError(path: path, reason: "no program (a model file of version 1?); models/yunet/convert.py writes one")
         }
         // fp32 products: AMX's bf16 product was measured on the text reader only.
-        network = try Network(model: model, path: path, bf16: false)
+        network = try Network(model: model, path: path, products: .fp32)
         let probe = FeatureMap(channels: 3, height: Output.multiple, width: Output.multiple)
         let made: FeatureMap
         do {

@@ -13,11 +13,14 @@ public struct PackedMatrix: Sendable {
     /// The weights in bf16 (nil when the products stay fp32): tiles of sixteen rows by chunks
     /// of 32 of the depth, `[rowTile][chunk][16][32]`, rows and depth padded with zeros.
     private(set) var tiles: [UInt16]?
+    /// The weights in 16-bit integers (nil when the products stay fp32).
+    private(set) var integers: IntegerPanels?
 
     /// Packs `values`, row-major `[rows][inner]` (a 1x1 convolution's `[out][in]`, a linear
     /// layer's `[out][in]`, a convolution's `[out][in][kh][kw]` read as `[out][in * kh * kw]`);
-    /// `bf16` keeps a bf16 copy for AMX's product as well (by default where it runs).
-    public init(_ values: [Float], rows: Int, inner: Int, bf16: Bool = KernelChoice.current.kernels.isBF16) {
+    /// `products` other than fp32 keeps a copy for AMX's bf16 product or AVX2's 16-bit one as
+    /// well (by default where the process runs it).
+    public init(_ values: [Float], rows: Int, inner: Int, products: Products = KernelChoice.current.kernels.products) {
         precondition(rows > 0 && inner > 0 && values.count == rows * inner, "\(values.count) values for \(rows) x \(inner)")
         self.rows = rows
         self.inner = inner
@@ -28,13 +31,15 @@ public struct PackedMatrix: Sendable {
             for k in 0..<inner { panels[(panel * inner + k) * height + lane] = values[row * inner + k] }
         }
         self.panels = panels
-        tiles = bf16 ? Self.bf16Tiles(values, rows: rows, inner: inner) : nil
+        tiles = products == .bf16 ? Self.bf16Tiles(values, rows: rows, inner: inner) : nil
+        integers = products == .int16 ? IntegerPanels(values, rows: rows, inner: inner) : nil
     }
 
-    /// The same matrix in fp32 alone: its panels shared, not copied, and no bf16 tiles.
+    /// The same matrix in fp32 alone: its panels shared, not copied, and no reduced copy.
     var fp32: PackedMatrix {
         var matrix = self
         matrix.tiles = nil
+        matrix.integers = nil
         return matrix
     }
 
@@ -60,6 +65,108 @@ public struct PackedMatrix: Sendable {
         let bits = value.bitPattern
         if value.isNaN { return UInt16(bits >> 16) | 0x40 }
         return UInt16((bits &+ 0x7FFF &+ ((bits >> 16) & 1)) >> 16)
+    }
+}
+
+/// A weight matrix in 16-bit integers for AVX2's product (`Kernels.multiplyIntegers`): each
+/// row scaled on its own, in panels of six rows whose pairs of the depth are interleaved
+/// (`[panel][pair][6]`, row `r`'s weights `2j` and `2j + 1` as the low and high halves of one
+/// `Int32`, as `VPMADDWD` multiplies them), the last pair and panel padded with zeros.
+///
+/// The activations are scaled column by column to at most `activationLimit` in magnitude
+/// (`gloss_int16_pack`), and each row's integers are as large as keeps every sum of the row
+/// within 32 bits: `activationLimit * sum |w_k|` under 2^31, so no sum can wrap, and within
+/// that at most 32,767. The row's scale is then its largest magnitude over its largest integer.
+struct IntegerPanels: Sendable {
+    let values: [Int32]
+    /// Each row's scale: the float one of its integers stands for (0 for a row of zeros and
+    /// the padding rows).
+    let scales: [Float]
+    let pairs: Int
+
+    /// The largest integer an activation becomes: 2^11 - 1. The recogniser's deepest matrices
+    /// (1x1 convolutions 768 deep) sum magnitudes about 165 times their largest weight, which
+    /// leaves their rows 4,800 to 6,400 as the largest integer (12 to 13 bits); half of its 61
+    /// matrices keep the full 32,767 (the ONNX weights' L1 over largest magnitude, row by row).
+    static let activationLimit: Float = 2047
+
+    /// `weights` row-major `[rows][inner]`. Each row's largest integer is `limit` where given
+    /// (the caller keeps the sums within 32 bits: `IntegerColumns`), else the largest that
+    /// keeps its sums with activations of at most `activationLimit` so.
+    init(_ weights: [Float], rows: Int, inner: Int, limit fixed: Float? = nil) {
+        let height = Kernels.panelRows, panels = (rows + height - 1) / height, pairs = (inner + 1) / 2
+        self.pairs = pairs
+        var values = [Int32](repeating: 0, count: panels * pairs * height)
+        var scales = [Float](repeating: 0, count: panels * height)
+        let budget = Double(Int32.max) / Double(Self.activationLimit)
+        var quantized = [Int32](repeating: 0, count: 2 * pairs)
+        weights.withUnsafeBufferPointer { all in
+            for row in 0..<rows {
+                let slice = UnsafeBufferPointer(rebasing: all[(row * inner)..<((row + 1) * inner)])
+                var top: Float = 0, total = 0.0
+                for weight in slice {
+                    top = max(top, abs(weight))
+                    total += Double(abs(weight))
+                }
+                guard top > 0 else { continue }
+                // Rounding adds at most half a unit a weight to the sum of magnitudes.
+                var limit = fixed.map(Double.init) ?? min(32767, ((budget - Double(inner) / 2) / (total / Double(top))).rounded(.down))
+                while true {
+                    // In doubles: a row whose largest weight is subnormal has an inverse past float's range.
+                    let inverse = limit / Double(top)
+                    var magnitudes = 0
+                    for k in 0..<inner {
+                        quantized[k] = Int32((Double(slice[k]) * inverse).rounded())
+                        magnitudes += Int(quantized[k].magnitude)
+                    }
+                    if fixed != nil || Double(magnitudes) <= budget { break }
+                    limit = (limit * 0.99).rounded(.down)
+                }
+                scales[row] = Float(Double(top) / limit)
+                let panel = row / height, lane = row % height
+                for pair in 0..<pairs {
+                    let low = UInt32(UInt16(truncatingIfNeeded: quantized[2 * pair]))
+                    let high = UInt32(UInt16(truncatingIfNeeded: quantized[2 * pair + 1]))
+                    values[(panel * pairs + pair) * height + lane] = Int32(bitPattern: low | high << 16)
+                }
+            }
+        }
+        self.values = values
+        self.scales = scales
+    }
+}
+
+/// The recogniser's last layer in 16-bit integers (`Layers.linearSoftmaxRows`), whose rows are a
+/// line's tokens, made per run, and whose columns are the classes: its panels (`[o / 16][c][o %
+/// 16]`, `Layers.panels`) in `gloss_int16_pack`'s layout, each class scaled so its largest
+/// magnitude is `limit`. The tokens are scaled to the same limit (`IntegerPanels(limit:)`),
+/// which keeps `inner` products of the two within 32 bits.
+struct IntegerColumns: Sendable {
+    let values: [Int16]
+    let scales: [Float]
+    let limit: Float
+
+    init(panels: [Float], inner: Int, outputs: Int) {
+        let limit = Self.limit(inner: inner)
+        let tiles = (outputs + Kernels.tileColumns - 1) / Kernels.tileColumns, pairs = (inner + 1) / 2
+        var values = [Int16](repeating: 0, count: tiles * pairs * 2 * Kernels.tileColumns)
+        var scales = [Float](repeating: 0, count: tiles * Kernels.tileColumns)
+        panels.withUnsafeBufferPointer { source in
+            values.withUnsafeMutableBufferPointer { target in
+                scales.withUnsafeMutableBufferPointer { scale in
+                    gloss_int16_pack(source.baseAddress!, Int32(inner), Int32(outputs), limit, target.baseAddress!, scale.baseAddress!)
+                }
+            }
+        }
+        self.values = values
+        self.scales = scales
+        self.limit = limit
+    }
+
+    /// The largest integer of a weight and of a token: `limit^2 * inner` under 2^31 (4,230
+    /// for the recogniser's 120 features), at most 32,767.
+    static func limit(inner: Int) -> Float {
+        Float(min(32767, (Double(Int32.max) / Double(max(1, inner))).squareRoot().rounded(.down)))
     }
 }
 
@@ -146,6 +253,11 @@ extension Kernels {
         activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int, output: Destination,
         kernels: KernelSet = KernelChoice.current.kernels
     ) {
+        if kernels == .int16, let integers = weights.integers {
+            multiplyIntegers(integers, rows: weights.rows, depth: weights.inner, packed: packed, columns: columns, bias: bias,
+                             activation: activation, residual: residual, residualStride: residualStride, output: output)
+            return
+        }
         if kernels == .amx, let tiles = weights.tiles {
             tiles.withUnsafeBufferPointer { a in
                 multiplyTiles(a.baseAddress!, rows: weights.rows, depth: weights.inner, chunks: weights.chunks, packed: packed,
@@ -170,7 +282,7 @@ extension Kernels {
         output: Destination, kernels: KernelSet = KernelChoice.current.kernels
     ) {
         switch kernels {
-        case .avx2:
+        case .avx2, .int16:
             multiplyPanelsAVX2(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
                                activation: activation, residual: residual, residualStride: residualStride, output: output)
         case .avx512, .amx:
@@ -265,7 +377,7 @@ extension Kernels {
         bias: UnsafePointer<Float>?, activation: Activation, output: Destination, kernels: KernelSet = KernelChoice.current.kernels
     ) {
         precondition(columns == tileColumns || columns == wideTiles * tileColumns)
-        if kernels == .avx2 {
+        if kernels.fp32 == .avx2 {
             multiplyDirectAVX2(weights, taps: taps, offset: offset, columns: columns, strided: strided, bias: bias,
                                activation: activation, output: output)
             return
@@ -332,6 +444,66 @@ extension Kernels {
                                     rowStride: output.rowStride, padded: false) { k in UnsafeRawPointer(taps[k] + column) }
                     }
                     row += panelRows
+                }
+            }
+        }
+    }
+
+    /// `multiplyPacked` in 16-bit integers on AVX2: the packed block scaled to integers column by
+    /// column into the thread's buffer (`gloss_int16_pack`), then every panel over each tile of
+    /// sixteen columns (`gloss_int16_kernel`), the sums scaled back to floats by their row's and
+    /// column's scales and stored with the bias, activation and residual as the other kernels
+    /// store.
+    static func multiplyIntegers(
+        _ weights: IntegerPanels, rows: Int, depth: Int, packed: UnsafePointer<Float>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns, pairs = weights.pairs, tileSize = pairs * 2 * tileColumns
+        // The integers, then the columns' scales (two bf16 places a float).
+        guard let buffer = gloss_bf16_buffer(tiles * tileSize + 2 * tiles * tileColumns) else {
+            fatalError("no memory for a block of 16-bit integers")
+        }
+        let raw = UnsafeMutableRawPointer(buffer)
+        let b = raw.bindMemory(to: Int16.self, capacity: tiles * tileSize)
+        let scales = (raw + 2 * tiles * tileSize).bindMemory(to: Float.self, capacity: tiles * tileColumns)
+        gloss_int16_pack(packed, Int32(depth), Int32(columns), IntegerPanels.activationLimit, b, scales)
+        multiplyIntegerBlocks(weights, rows: rows, integers: b, scales: scales, columns: columns, bias: bias,
+                              activation: activation, residual: residual, residualStride: residualStride, output: output)
+    }
+
+    /// The product of `weights` (`rows` rows) by `columns` columns of 16-bit integers in
+    /// `gloss_int16_pack`'s layout (`b`, with each column's scale in `scales`): every panel over
+    /// each tile of sixteen columns (`gloss_int16_kernel`), the sums scaled back to floats and
+    /// stored as the other kernels store.
+    static func multiplyIntegerBlocks(
+        _ weights: IntegerPanels, rows: Int, integers b: UnsafePointer<Int16>, scales: UnsafePointer<Float>, columns: Int,
+        bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
+        output: Destination
+    ) {
+        let tiles = (columns + tileColumns - 1) / tileColumns, pairs = weights.pairs, tileSize = pairs * 2 * tileColumns
+        weights.values.withUnsafeBufferPointer { a in
+            weights.scales.withUnsafeBufferPointer { rowScales in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: panelRows * tileColumns) { block in
+                    let sums = block.baseAddress!
+                    for tile in 0..<tiles {
+                        let width = min(tileColumns, columns - tile * tileColumns)
+                        let columnScales = Layers.load(scales + tile * tileColumns)
+                        var row = 0
+                        while row < rows {
+                            gloss_int16_kernel(a.baseAddress! + row * pairs, b + tile * tileSize, Int32(pairs), sums)
+                            for r in 0..<min(panelRows, rows - row) {
+                                let integers = UnsafeRawPointer(sums + r * tileColumns).loadUnaligned(as: SIMD16<Int32>.self)
+                                var sum = Vector(integers) * (columnScales * rowScales[row + r])
+                                if let bias { sum += Vector(repeating: bias[row + r]) }
+                                store(sum, columns: width, activation: activation,
+                                      residual: residual.map { $0 + (row + r) * residualStride + tile * tileColumns },
+                                      output: output.base + (row + r) * output.rowStride + tile * output.tileStride,
+                                      padded: output.isPacked)
+                            }
+                            row += panelRows
+                        }
+                    }
                 }
             }
         }

@@ -35,7 +35,7 @@ extension Network {
             }
             size[step.output] = area[step.output] * Double(channels[step.output])
             // A softmax's rows are its tokens, each as long as the classes.
-            if case .linearSoftmax(_, let bias, _) = step.operation { size[step.output] = area[step.output] * Double(bias.count) }
+            if case .linearSoftmax(_, let bias, _, _) = step.operation { size[step.output] = area[step.output] * Double(bias.count) }
         }
         // Each value lives from the step that makes it to its last use (the input from before
         // the first step; the output to the end). Largest first, each value takes the first

@@ -46,8 +46,9 @@ public struct Network: Sendable {
         /// Over each pixel's channels, written `1 x pixels x channels`.
         case softmax
         /// A `linear` whose only use is a `softmax`, in one step; `panels` as
-        /// `Layers.linearSoftmaxRows` reads them.
-        case linearSoftmax(panels: [Float], bias: [Float], tiles: [UInt16]?)
+        /// `Layers.linearSoftmaxRows` reads them, with their bf16 tiles or 16-bit integers where
+        /// the network keeps them.
+        case linearSoftmax(panels: [Float], bias: [Float], tiles: [UInt16]?, integers: IntegerColumns?)
         /// The mean or the maximum of windows, no padding, the rest past the last window dropped.
         case pool(kernel: (Int, Int), stride: (Int, Int), maximum: Bool)
         /// `a + resize(b)` (nearest, by `factor`), fused from two lines (`Fusion.swift`).
@@ -74,11 +75,12 @@ public struct Network: Sendable {
     var bands: [FeatureMap] = []
     let path: String
 
-    /// Builds the network of `model`'s program; `path` names the model in errors. `bf16` keeps
-    /// the weights of its matrix products in bf16 too, for AMX's product (`KernelSet.amx`; by
-    /// default where that runs); false keeps every product in fp32 (the parity tests against
-    /// ONNX Runtime).
-    public init(model: ModelFile, path: String, bf16: Bool = KernelChoice.current.kernels.isBF16) throws(ModelError) {
+    /// Builds the network of `model`'s program; `path` names the model in errors. `products`
+    /// keeps the weights of its matrix products in bf16 too, for AMX's product
+    /// (`KernelSet.amx`), or in 16-bit integers for AVX2's (`KernelSet.int16`), by default as
+    /// the process's kernels multiply; `.fp32` keeps every product in fp32 (the parity tests
+    /// against ONNX Runtime).
+    public init(model: ModelFile, path: String, products: Products = KernelChoice.current.kernels.products) throws(ModelError) {
         self.path = path
         var tensors: [String: ModelFile.Tensor] = [:]
         for tensor in model.tensors { tensors[tensor.name] = tensor }
@@ -144,7 +146,7 @@ public struct Network: Sendable {
                           groups == 1 || groups == weights.shape[0] && weights.shape[1] == 1
                     else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) channels, \(groups) groups") }
                     outChannels = weights.shape[0]
-                    let packed = groups == 1 ? PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0] * kernel.0 * kernel.1, bf16: bf16) : nil
+                    let packed = groups == 1 ? PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0] * kernel.0 * kernel.1, products: products) : nil
                     operation = .convolution(weights: groups == 1 ? [] : weights.values, packed: packed, bias: bias.values,
                                              outputs: outChannels, kernel: kernel,
                                              stride: kernelStride, padding: (pads[0], pads[1], pads[2], pads[3]), groups: groups,
@@ -161,7 +163,7 @@ public struct Network: Sendable {
                         let tap = index / (outs * ins), o = index / ins % outs, c = index % ins
                         return weights.values[(c * outs + o) * 4 + tap]
                     }
-                    let taps = PackedMatrix(stacked, rows: 4 * outs, inner: ins, bf16: bf16)
+                    let taps = PackedMatrix(stacked, rows: 4 * outs, inner: ins, products: products)
                     operation = .transposed(taps: taps, bias: Array(repeating: bias.values, count: 4).flatMap { $0 }, outputs: outChannels,
                                             activation: activation)
                 }
@@ -183,7 +185,7 @@ public struct Network: Sendable {
                 guard weights.shape.count == 2, weights.shape[1] == inChannels[0], bias.shape == [weights.shape[0]]
                 else { throw fail("weights \(weights.shape), bias \(bias.shape) for \(inChannels[0]) features") }
                 outChannels = weights.shape[0]
-                operation = .linear(weights: weights.values, packed: PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0], bf16: bf16),
+                operation = .linear(weights: weights.values, packed: PackedMatrix(weights.values, rows: outChannels, inner: inChannels[0], products: products),
                                     bias: bias.values,
                                     activation: try Self.activation(named["act"] ?? "", fail: fail))
             case "layernorm":
@@ -243,7 +245,7 @@ public struct Network: Sendable {
         _ = tensors
     }
 
-    /// This network with every product in fp32: the bf16 tiles left out and the weights shared
+    /// This network with every product in fp32: the bf16 tiles and 16-bit integers left out and the weights shared
     /// with this one, not copied (arrays are copied only when written, and weights never are),
     /// so a second network of the same model costs its maps alone. The recogniser's cascade
     /// builds its fp32 reader so (`KernelChoice.cascade`).
@@ -260,8 +262,8 @@ public struct Network: Sendable {
                 step.operation = .transposed(taps: taps.fp32, bias: bias, outputs: outputs, activation: activation)
             case .linear(let weights, let packed, let bias, let activation):
                 step.operation = .linear(weights: weights, packed: packed.fp32, bias: bias, activation: activation)
-            case .linearSoftmax(let panels, let bias, _):
-                step.operation = .linearSoftmax(panels: panels, bias: bias, tiles: nil)
+            case .linearSoftmax(let panels, let bias, _, _):
+                step.operation = .linearSoftmax(panels: panels, bias: bias, tiles: nil, integers: nil)
             case .channelMixer(let expand, let expandBias, let project, let projectBias):
                 step.operation = .channelMixer(expand: expand.fp32, expandBias: expandBias, project: project.fp32,
                                                projectBias: projectBias)
@@ -290,9 +292,11 @@ public struct Network: Sendable {
                   case .linear(let weights, let packed, let bias, Activation.none) = steps[producer].operation
             else { continue }
             let panels = Layers.panels(weights, outputs: bias.count)
-            // bf16 where the linear layer kept bf16 weights (`Network(bf16:)`).
+            // bf16 or 16-bit integers where the linear layer kept such weights (`Network(products:)`).
             let tiles = packed.tiles == nil ? nil : Layers.bf16Panels(panels, inner: packed.inner, outputs: bias.count)
-            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias, tiles: tiles), inputs: steps[producer].inputs,
+            let integers = packed.integers == nil ? nil : IntegerColumns(panels: panels, inner: packed.inner, outputs: bias.count)
+            fused[index] = Step(operation: .linearSoftmax(panels: panels, bias: bias, tiles: tiles, integers: integers),
+                                inputs: steps[producer].inputs,
                                 output: step.output, line: step.line)
             dropped.insert(producer)
         }
@@ -342,7 +346,7 @@ public struct Network: Sendable {
         case .layerNorm: name = "layerNorm"
         case .attention(let heads, _): name = "attention \(heads) heads"
         case .softmax: name = "softmax"
-        case .linearSoftmax(_, let bias, _): name = "linearSoftmax ->\(bias.count)"
+        case .linearSoftmax(_, let bias, _, _): name = "linearSoftmax ->\(bias.count)"
         case .pool(let kernel, _, let maximum): name = (maximum ? "maxpool " : "avgpool ") + "\(kernel.0)x\(kernel.1)"
         case .addEnlarged(let factor): name = "addEnlarged x\(factor)"
         }
@@ -544,8 +548,9 @@ public struct Network: Sendable {
             Layers.attention(first, heads: heads, scale: scale, into: &output, scratch: &scratch)
         case .softmax:
             Layers.softmaxRows(first, into: &output)
-        case .linearSoftmax(let panels, let bias, let tiles):
-            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, tiles: tiles, into: &output, scratch: &scratch)
+        case .linearSoftmax(let panels, let bias, let tiles, let integers):
+            Layers.linearSoftmaxRows(first, panels: panels, bias: bias, tiles: tiles, integers: integers, into: &output,
+                                     scratch: &scratch)
         case .pool(let kernel, let stride, let maximum):
             Layers.pool(first, kernel: kernel, stride: stride, maximum: maximum, into: &output)
         case .addEnlarged(let factor) where slotOfValue[step.inputs[0]] == slotOfValue[step.output]:

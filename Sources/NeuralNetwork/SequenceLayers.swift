@@ -158,14 +158,20 @@ extension Layers {
     /// at a time, `[o / 16][c][o % 16]` (zero past the last output), so the large matrix is read
     /// once, in order, and every row of probabilities is written in place. On AMX
     /// (`kernels`), with `tiles` (`bf16Panels`, nil to stay fp32), the tokens are rounded to
-    /// bf16 tiles instead and the product is `multiplyTileBlocks`.
-    public static func linearSoftmaxRows(
-        _ input: FeatureMap, panels: [Float], bias: [Float], tiles: [UInt16]? = nil, into output: inout FeatureMap,
-        scratch: inout [Float], kernels: KernelSet = KernelChoice.current.kernels
+    /// bf16 tiles instead and the product is `multiplyTileBlocks`; with the integer kernels and
+    /// `integers`, the tokens are scaled to 16-bit integers and the product is
+    /// `multiplyIntegerBlocks`.
+    static func linearSoftmaxRows(
+        _ input: FeatureMap, panels: [Float], bias: [Float], tiles: [UInt16]? = nil, integers: IntegerColumns? = nil,
+        into output: inout FeatureMap, scratch: inout [Float], kernels: KernelSet = KernelChoice.current.kernels
     ) {
         let inner = input.channels, plane = input.planeSize, outputs = bias.count
         if kernels == .amx, let tiles {
             linearSoftmaxRowsBF16(input, tiles: tiles, bias: bias, into: &output)
+            return
+        }
+        if kernels == .int16, let integers {
+            linearSoftmaxRowsIntegers(input, integers: integers, bias: bias, into: &output)
             return
         }
         let panelCount = (outputs + lanes - 1) / lanes, height = Kernels.panelRows
@@ -189,6 +195,33 @@ extension Layers {
                                                output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
                         biasedSoftmax(y, rows: plane, count: outputs, bias: bias)
                     }
+                }
+            }
+        }
+    }
+
+    /// `linearSoftmaxRows` in 16-bit integers: the tokens `[c][p]` as rows `[p][c]` scaled token
+    /// by token to the weights' limit (`IntegerPanels(limit:)`), times the classes' integers
+    /// (`IntegerColumns`), then the bias and the softmax row by row.
+    static func linearSoftmaxRowsIntegers(_ input: FeatureMap, integers: IntegerColumns, bias: [Float],
+                                          into output: inout FeatureMap) {
+        let inner = input.channels, plane = input.planeSize, outputs = bias.count
+        output.reshape(channels: 1, height: plane, width: outputs)
+        var tokens = [Float](repeating: 0, count: plane * inner)
+        input.storage.withUnsafeBufferPointer { source in
+            for c in 0..<inner {
+                for p in 0..<plane { tokens[p * inner + c] = source[c * plane + p] }
+            }
+        }
+        let rows = IntegerPanels(tokens, rows: plane, inner: inner, limit: integers.limit)
+        integers.values.withUnsafeBufferPointer { b in
+            integers.scales.withUnsafeBufferPointer { scales in
+                output.storage.withUnsafeMutableBufferPointer { target in
+                    let y = target.baseAddress!
+                    Kernels.multiplyIntegerBlocks(rows, rows: plane, integers: b.baseAddress!, scales: scales.baseAddress!,
+                                                  columns: outputs, bias: nil, activation: .none, residual: nil, residualStride: 0,
+                                                  output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
+                    biasedSoftmax(y, rows: plane, count: outputs, bias: bias)
                 }
             }
         }

@@ -1,4 +1,3 @@
-import CPPOCRModels
 import Foundation
 @testable import GlossNeuralKernelChoice
 @testable import GlossNeuralNetwork
@@ -7,8 +6,7 @@ import Testing
 /// AMX's bf16 product against the fp32 one: within what rounding both operands to bf16 can
 /// change (bf16 keeps 8 bits of significand, so each operand moves by at most 2^-8 of itself
 /// and each product `w * x` by at most about 2^-7 of `|w * x|`), on random shapes around the
-/// tiles' edges and on every matrix of the PP-OCRv6 recogniser and detector with their real
-/// weights; and the recogniser on bf16 reading the golden lines as onnxruntime does.
+/// tiles' edges and on the last layer; on the real models in `ReducedProducts`.
 struct BF16ProductTests {
     static var runsAMX: Bool { KernelChoice.current.fastest == .amx }
 
@@ -17,22 +15,9 @@ struct BF16ProductTests {
     /// (with a margin for fp32's own rounding).
     static func compare(_ weights: PackedMatrix, values: [Float], input: [Float], columns: Int, bias: [Float],
                         activation: Activation) -> (worst: Float, unwritten: Bool) {
-        let rows = weights.rows, inner = weights.inner, tiles = (columns + 15) / 16
-        var packed = [Float](repeating: 0, count: tiles * inner * 16)
-        packed.withUnsafeMutableBufferPointer {
-            Kernels.pack(input, stride: columns, depth: inner, columns: columns, into: $0.baseAddress!)
-        }
-        func run(_ kernels: KernelSet) -> [Float] {
-            var out = [Float](repeating: .nan, count: rows * columns)
-            out.withUnsafeMutableBufferPointer { o in
-                Kernels.multiplyPacked(weights, packed: packed, columns: columns, bias: bias, activation: activation,
-                                       residual: nil, residualStride: 0,
-                                       output: Kernels.Destination(base: o.baseAddress!, rowStride: columns, tileStride: 16),
-                                       kernels: kernels)
-            }
-            return out
-        }
-        let fp32 = run(.avx512), bf16 = run(.amx)
+        let rows = weights.rows, inner = weights.inner
+        let fp32 = ReducedProducts.product(weights, input: input, columns: columns, bias: bias, activation: activation, kernels: .avx512)
+        let bf16 = ReducedProducts.product(weights, input: input, columns: columns, bias: bias, activation: activation, kernels: .amx)
         var worst: Float = 0
         for o in 0..<rows {
             for p in 0..<columns {
@@ -53,7 +38,7 @@ struct BF16ProductTests {
     func theBF16ProductIsTheFP32OneWithinBF16sRounding(rows: Int, inner: Int, columns: Int) {
         let values = LayerTests.values(rows * inner, seed: 31), input = LayerTests.values(inner * columns, seed: 32)
         let bias = LayerTests.values(rows, seed: 33)
-        let weights = PackedMatrix(values, rows: rows, inner: inner, bf16: true)
+        let weights = PackedMatrix(values, rows: rows, inner: inner, products: .bf16)
         for activation in [Activation.none, .relu] {
             let (worst, unwritten) = Self.compare(weights, values: values, input: input, columns: columns, bias: bias,
                                                   activation: activation)
@@ -69,83 +54,11 @@ struct BF16ProductTests {
         let rows = 19, inner = 70, columns = 37
         let values = (0..<(rows * inner)).map { Float($0 % 7 - 3) }
         let input = (0..<(inner * columns)).map { Float($0 % 5 - 2) / 4 }
-        let weights = PackedMatrix(values, rows: rows, inner: inner, bf16: true)
+        let weights = PackedMatrix(values, rows: rows, inner: inner, products: .bf16)
         let (worst, unwritten) = Self.compare(weights, values: values, input: input, columns: columns,
                                               bias: [Float](repeating: 0.5, count: rows), activation: .none)
         #expect(!unwritten)
         #expect(worst * 1e-5 < 1e-9, "a difference of \(worst) of the bound (\(worst * 1e-5) at most when exact)")
-    }
-
-    /// Every packed matrix of a network built with bf16 weights.
-    static func matrices(_ network: Network) -> [PackedMatrix] {
-        network.steps.flatMap { step -> [PackedMatrix] in
-            switch step.operation {
-            case .convolution(_, let packed?, _, _, _, _, _, _, _): [packed]
-            case .transposed(let taps, _, _, _): [taps]
-            case .linear(_, let packed, _, _): [packed]
-            case .channelMixer(let expand, _, let project, _): [expand, project]
-            case .banded(let group): group.members.map(\.weights)
-            default: []
-            }
-        }
-    }
-
-    /// The real weights: each matrix of the recogniser and the detector by 40 columns of
-    /// random activations in -1...1.
-    @Test(.enabled(if: runsAMX, "this processor has no AMX (or Linux refused its tiles)"))
-    func everyMatrixOfTheModelsIsWithinBF16sRounding() throws {
-        var found = 0
-        for (model, name) in [(gloss_ppocr_recogniser, "ppocr-rec.bin"), (gloss_ppocr_detector, "ppocr-det.bin")] {
-            var count = 0
-            let bytes = UnsafeRawBufferPointer(start: try #require(model(&count)), count: count)
-            let network = try Network(model: try ModelFile(bytes: bytes, path: name), path: name, bf16: true)
-            for (index, weights) in Self.matrices(network).enumerated() {
-                try #require(weights.tiles != nil)
-                let rows = weights.rows, inner = weights.inner, columns = 40
-                let values = (0..<(rows * inner)).map { weights.panels[($0 / inner / 6 * inner + $0 % inner) * 6 + $0 / inner % 6] }
-                let input = LayerTests.values(inner * columns, seed: UInt64(index))
-                let (worst, unwritten) = Self.compare(weights, values: values, input: input, columns: columns,
-                                                      bias: [Float](repeating: 0, count: rows), activation: .none)
-                #expect(!unwritten && worst <= 1, "\(name) matrix \(index) \(rows)x\(inner): \(worst) of the bound")
-                found += 1
-            }
-        }
-        #expect(found > 50, "only \(found) matrices")
-    }
-
-    /// The recogniser on bf16 reads each golden line as onnxruntime does: the same best class
-    /// at every step, the same text, and its probabilities within 0.2 of onnxruntime's (fp32 is
-    /// within 1e-3: `RecogniserGoldenTests`). Measured: largest differences 0.128 (sans), 0.035
-    /// (serif), 0.098 (mono), at steps whose best class stays the same.
-    @Test(.enabled(if: KernelChoice.current.kernels == .amx, "the products run in fp32 here"),
-          arguments: ["sans", "serif", "mono"])
-    func theBF16RecogniserReadsTheGoldenLines(name: String) throws {
-        var count = 0
-        let bytes = UnsafeRawBufferPointer(start: try #require(gloss_ppocr_recogniser(&count)), count: count)
-        var network = try Network(model: try ModelFile(bytes: bytes, path: "ppocr-rec.bin"), path: "ppocr-rec.bin", bf16: true)
-        let line = try RecogniserGoldenTests.line(name)
-        let output = try network.run(line.input)
-        let (worst, disagreements) = RecogniserGoldenTests.compare(output, line)
-        #expect(disagreements == 0, "\(disagreements) steps whose best class differs from onnxruntime's")
-        #expect(worst < 0.2, "largest difference from onnxruntime \(worst)")
-        #expect(RecogniserGoldenTests.decode(output, characters: try RecogniserGoldenTests.characters()) == line.text)
-    }
-
-    /// The recogniser built with bf16 weights and then made fp32 (`withFP32Products`, the
-    /// cascade's second reader, sharing the weights) reads a golden line exactly as the one
-    /// built in fp32, and otherwise than the bf16 one.
-    @Test(.enabled(if: KernelChoice.current.kernels == .amx, "the products run in fp32 here"))
-    func aBF16NetworkMadeFP32ReadsAsOneBuiltSo() throws {
-        var count = 0
-        let bytes = UnsafeRawBufferPointer(start: try #require(gloss_ppocr_recogniser(&count)), count: count)
-        let model = try ModelFile(bytes: bytes, path: "ppocr-rec.bin")
-        var rounded = try Network(model: model, path: "ppocr-rec.bin", bf16: true)
-        var made = rounded.withFP32Products
-        var built = try Network(model: model, path: "ppocr-rec.bin", bf16: false)
-        let line = try RecogniserGoldenTests.line("sans")
-        let exact = try built.run(line.input).values
-        #expect(try made.run(line.input).values == exact)
-        #expect(try rounded.run(line.input).values != exact)
     }
 
     /// The last layer with its softmax on AMX (the tokens rounded per run, the weights once):

@@ -10,7 +10,7 @@ struct DetectorGoldenTests {
         var count = 0
         let start = try #require(gloss_ppocr_detector(&count))
         let model = try ModelFile(bytes: UnsafeRawBufferPointer(start: start, count: count), path: "ppocr-det.bin")
-        return try Network(model: model, path: "ppocr-det.bin", bf16: false)
+        return try Network(model: model, path: "ppocr-det.bin", products: .fp32)
     }
 
     /// The crop as the detector's input (B, G, R, each `(v / 255 - 0.5) / 0.5`) and the golden map.

@@ -13,13 +13,28 @@ struct KernelChoiceTests {
         let choice = KernelChoice.choose(flags: ["sse4_2", "avx"], request: nil)
         #expect(!choice.runsNetworks)
         #expect(choice.kernels == .avx2)
+        #expect(KernelChoice.choose(flags: ["sse4_2", "avx"], request: "int16").kernels == .avx2)
     }
 
-    @Test func aProcessorWithAVX2AloneRunsTheAVX2Kernels() {
+    @Test func aProcessorWithAVX2AloneRunsTheIntegerCascade() {
         let choice = KernelChoice.choose(flags: Self.haswell, request: nil)
-        #expect(choice == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2))
-        // Asking for AVX-512 does not run what the processor lacks.
-        #expect(KernelChoice.choose(flags: Self.haswell, request: "avx512").kernels == .avx2)
+        #expect(choice == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: KernelChoice.int16CascadeByDefault ? .int16 : .avx2,
+                                       cascade: KernelChoice.int16CascadeByDefault))
+        #expect(choice.cascading == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .int16, cascade: true))
+        #expect(choice.fp32 == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2))
+        // Asking for AVX-512 does not run what the processor lacks; fp32 is AVX2's.
+        for request in ["avx512", "fp32", "avx2"] {
+            #expect(KernelChoice.choose(flags: Self.haswell, request: request)
+                == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2), "\(request)")
+        }
+        #expect(KernelChoice.choose(flags: Self.haswell, request: "int16")
+            == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .int16))
+        #expect(KernelChoice.choose(flags: Self.haswell, request: "cascade")
+            == KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .int16, cascade: true))
+        // Integers where AVX-512 runs only when asked for.
+        #expect(KernelChoice.choose(flags: Self.skylakeServer, request: "int16-cascade")
+            == KernelChoice(runsNetworks: true, fastest: .avx512, kernels: .int16, cascade: true))
+        #expect(KernelChoice.choose(flags: Self.skylakeServer, request: "cascade").kernels == .avx512)
     }
 
     @Test func everyFlagTheWideBuildMayUseIsRequired() {
@@ -27,7 +42,7 @@ struct KernelChoiceTests {
         for flag in KernelChoice.wideFlags {
             var flags = Self.skylakeServer
             flags.remove(flag)
-            #expect(KernelChoice.choose(flags: flags, request: nil).kernels == .avx2, "without \(flag)")
+            #expect(KernelChoice.choose(flags: flags, request: nil).fastest == .avx2, "without \(flag)")
         }
         // AVX-512 without FMA's AVX2 module under it runs nothing.
         #expect(!KernelChoice.choose(flags: Self.skylakeServer.subtracting(["avx2"]), request: nil).runsNetworks)
@@ -48,7 +63,7 @@ struct KernelChoiceTests {
     func theAVX512KernelsGiveTheAVX2KernelsSums(rows: Int, inner: Int, columns: Int) {
         let weights = LayerTests.values(rows * inner, seed: 11), input = LayerTests.values(inner * columns, seed: 12)
         let bias = LayerTests.values(rows, seed: 13), residual = LayerTests.values(rows * columns, seed: 14)
-        let packed = PackedMatrix(weights, rows: rows, inner: inner, bf16: false)
+        let packed = PackedMatrix(weights, rows: rows, inner: inner, products: .fp32)
         for (activation, withResidual) in [(Activation.none, true), (.relu, false), (.gelu, false)] {
             let run = { (kernels: KernelSet) in
                 KernelTests.matrixProduct(packed, input, columns: columns, bias: bias, residual: withResidual ? residual : nil,
@@ -77,7 +92,7 @@ struct KernelChoiceTests {
                                                       outputs: Int, width: Int) {
         let maps = (0..<parts).map { LayerTests.map(3, 6, width, seed: UInt64(30 + $0)) }
         let inner = 3 * parts * kernel * kernel
-        let weights = PackedMatrix(LayerTests.values(outputs * inner, seed: 40), rows: outputs, inner: inner, bf16: false)
+        let weights = PackedMatrix(LayerTests.values(outputs * inner, seed: 40), rows: outputs, inner: inner, products: .fp32)
         let bias = LayerTests.values(outputs, seed: 41)
         let padding = kernel == 2 ? (0, 0, 1, 1) : (pad, pad, pad, pad)
         func run(_ kernels: KernelSet, inPlace: Bool) -> [Float] {
@@ -102,7 +117,7 @@ struct KernelChoiceTests {
     func theDirectProductReadsEachStepWhereItsTapPoints(rows: Int, inner: Int) {
         let width = 120, lines = 11
         let plane = LayerTests.values(lines * width, seed: 50), bias = LayerTests.values(rows, seed: 51)
-        let weights = PackedMatrix(LayerTests.values(rows * inner, seed: 52), rows: rows, inner: inner, bf16: false)
+        let weights = PackedMatrix(LayerTests.values(rows * inner, seed: 52), rows: rows, inner: inner, products: .fp32)
         // Step k reads line (7k mod 11), shifted by k mod 5.
         let starts = (0..<inner).map { k in (7 * k) % lines * width + k % 5 }
         for kernels in Self.fp32Kernels {
@@ -134,7 +149,7 @@ struct KernelChoiceTests {
     @Test(.enabled(if: KernelChoice.current.fastest != .avx2, "this processor lacks AVX-512"))
     func theAVX512KernelsFillAPackedBlockAsTheAVX2KernelsDo() {
         let rows = 20, inner = 24, columns = 41, tiles = (columns + 15) / 16
-        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner, bf16: false)
+        let packed = PackedMatrix(LayerTests.values(rows * inner, seed: 21), rows: rows, inner: inner, products: .fp32)
         var input = [Float](repeating: 0, count: tiles * inner * 16)
         let values = LayerTests.values(inner * columns, seed: 22), bias = LayerTests.values(rows, seed: 23)
         input.withUnsafeMutableBufferPointer { Kernels.pack(values, stride: columns, depth: inner, columns: columns, into: $0.baseAddress!) }
@@ -164,11 +179,11 @@ struct AMXChoiceTests {
         let byDefault = KernelChoice.bf16ByDefault || KernelChoice.cascadeByDefault
         #expect(choice == KernelChoice(runsNetworks: true, fastest: .amx, kernels: byDefault ? .amx : .avx512,
                                        cascade: KernelChoice.cascadeByDefault && !KernelChoice.bf16ByDefault))
-        #expect(!choice.bf16Detector)
+        #expect(!choice.reducedDetector)
         #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16")
-            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: false))
+            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, reducedDetector: false))
         #expect(KernelChoice.choose(flags: Self.sapphireRapids, tilesPermitted: true, request: "bf16-all")
-            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, bf16Detector: true))
+            == KernelChoice(runsNetworks: true, fastest: .amx, kernels: .amx, reducedDetector: true))
     }
 
     @Test func theCascadeRunsByDefaultOrWhenAskedWhereAMXDoes() {
@@ -207,7 +222,7 @@ struct AMXChoiceTests {
         }
         // The tiles' flags without AVX-512's: AVX2.
         let flags = Self.sapphireRapids.subtracting(["avx512bw"])
-        #expect(KernelChoice.choose(flags: flags, tilesPermitted: true, request: nil).kernels == .avx2)
+        #expect(KernelChoice.choose(flags: flags, tilesPermitted: true, request: nil).kernels.fp32 == .avx2)
         // Asking for AMX on a processor without it runs the fastest fp32 kernels.
         #expect(KernelChoice.choose(flags: KernelChoiceTests.skylakeServer, request: "amx").kernels == .avx512)
     }

@@ -47,7 +47,7 @@ struct KernelTests {
         // Rows past a panel of six, columns past a tile of 16 and a block (600 > 512 at depth 3).
         let weights = LayerTests.values(rows * inner, seed: 1), input = LayerTests.values(inner * columns, seed: 2)
         let bias = LayerTests.values(rows, seed: 3), residual = LayerTests.values(rows * columns, seed: 4)
-        let packed = PackedMatrix(weights, rows: rows, inner: inner, bf16: false)
+        let packed = PackedMatrix(weights, rows: rows, inner: inner, products: .fp32)
         for withResidual in [false, true] {
             let out = Self.matrixProduct(packed, input, columns: columns, bias: bias, residual: withResidual ? residual : nil,
                                          activation: .relu)
@@ -88,14 +88,14 @@ struct KernelTests {
                            padding: (0, 0, 0, 0), activation: .none, into: &projected, scratch: &scratch)
         Layers.combine(input, projected, multiply: false, into: &expected)
         var fused = ProgramLayerTests.empty(), workspace: [Float] = []
-        let finished = Layers.channelMixer(input, expand: PackedMatrix(first, rows: 10, inner: 5, bf16: false), expandBias: firstBias,
-                                           project: PackedMatrix(second, rows: 5, inner: 10, bf16: false), projectBias: secondBias,
+        let finished = Layers.channelMixer(input, expand: PackedMatrix(first, rows: 10, inner: 5, products: .fp32), expandBias: firstBias,
+                                           project: PackedMatrix(second, rows: 5, inner: 10, products: .fp32), projectBias: secondBias,
                                            into: &fused, workspace: &workspace, isCancelled: { false })
         #expect(finished)
         LayerTests.expectClose(fused, expected)
         // Cancelled before its first block, it says so.
-        #expect(!Layers.channelMixer(input, expand: PackedMatrix(first, rows: 10, inner: 5, bf16: false), expandBias: firstBias,
-                                     project: PackedMatrix(second, rows: 5, inner: 10, bf16: false), projectBias: secondBias,
+        #expect(!Layers.channelMixer(input, expand: PackedMatrix(first, rows: 10, inner: 5, products: .fp32), expandBias: firstBias,
+                                     project: PackedMatrix(second, rows: 5, inner: 10, products: .fp32), projectBias: secondBias,
                                      into: &fused, workspace: &workspace, isCancelled: { true }))
     }
 
@@ -116,7 +116,7 @@ struct KernelTests {
         var scratch: [Float] = [], workspace: [Float] = []
         Layers.convolution(joined, weights: weights, bias: bias, kernel: (3, 3), stride: (2, 2), padding: (1, 1, 1, 1),
                            activation: .none, into: &expected, scratch: &scratch)
-        Layers.convolution(parts: 2, { $0 == 0 ? a : b }, weights: PackedMatrix(weights, rows: 4, inner: 45, bf16: false), bias: bias,
+        Layers.convolution(parts: 2, { $0 == 0 ? a : b }, weights: PackedMatrix(weights, rows: 4, inner: 45, products: .fp32), bias: bias,
                            kernel: (3, 3), stride: (2, 2), padding: (1, 1, 1, 1), activation: .none, into: &parts,
                            scratch: &scratch, workspace: &workspace)
         LayerTests.expectClose(parts, expected)
@@ -136,7 +136,7 @@ struct KernelTests {
         var scratch: [Float] = [], workspace: [Float] = []
         Layers.convolution(joined, weights: weights, bias: bias, kernel: (3, 3), stride: (stride, stride), padding: (1, 1, 1, 1),
                            activation: .relu, into: &expected, scratch: &scratch)
-        Layers.convolution(parts: 2, { $0 == 0 ? a : b }, pooled: { $0 == 0 }, weights: PackedMatrix(weights, rows: 2, inner: 27, bf16: false),
+        Layers.convolution(parts: 2, { $0 == 0 ? a : b }, pooled: { $0 == 0 }, weights: PackedMatrix(weights, rows: 2, inner: 27, products: .fp32),
                            bias: bias, kernel: (3, 3), stride: (stride, stride), padding: (1, 1, 1, 1), activation: .relu, into: &parts,
                            scratch: &scratch, workspace: &workspace)
         #expect(parts.values == expected.values)

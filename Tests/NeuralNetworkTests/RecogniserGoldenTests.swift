@@ -10,7 +10,7 @@ import Testing
 struct RecogniserGoldenTests {
     static func network(_ start: UnsafePointer<UInt8>?, count: Int, name: String) throws -> Network {
         let model = try ModelFile(bytes: UnsafeRawBufferPointer(start: try #require(start), count: count), path: name)
-        return try Network(model: model, path: name, bf16: false)
+        return try Network(model: model, path: name, products: .fp32)
     }
 
     static func recogniser() throws -> Network {

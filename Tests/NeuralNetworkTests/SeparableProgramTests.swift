@@ -27,7 +27,7 @@ struct SeparableProgramTests {
             ("L2.weight", [2, 1, 3, 3], 0, f([0, 0, 0, 0, 1, 0, 0, 0, 0] + [Float](repeating: 1, count: 9))),
             ("L2.bias", [2], 0, f([0, 95])),
         ], program: program)
-        return try Network(model: try ModelFile(bytes: bytes, path: "separable.bin"), path: "separable.bin")
+        return try Network(model: try ModelFile(bytes: bytes, path: "separable.bin"), path: "separable.bin", products: .fp32)
     }
 
     @Test func byHand() throws {

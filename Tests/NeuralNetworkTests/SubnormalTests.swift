@@ -14,7 +14,7 @@ struct SubnormalTests {
         let f = ModelFileTests.float32
         let bytes = ModelFileTests.file(tensors: [("L1.weight", [1, 1, 1, 1], 0, f([1e-20])), ("L1.bias", [1], 0, f([0]))],
                                         program: program)
-        var network = try Network(model: try ModelFile(bytes: bytes, path: "tiny.bin"), path: "tiny.bin", bf16: false)
+        var network = try Network(model: try ModelFile(bytes: bytes, path: "tiny.bin"), path: "tiny.bin", products: .fp32)
         // 1e-20 x 1e-20 is 1e-40, below the smallest normal (1.2e-38); 1e-20 x 1 is not.
         let output = try network.run(FeatureMap(channels: 1, height: 1, width: 2, values: [1e-20, 1]))
         #expect(Array(output.values) == [0, 1e-20])

@@ -7,14 +7,42 @@ import Glibc
 /// plain build elsewhere), the packed product's inner loop compiled for AVX-512
 /// (`GlossNeuralKernelsAVX512`, twice the floats a register and 32 registers), and the packed
 /// product on Intel AMX's bf16 tiles (`CNeuralKernels`: the weights and the activations rounded
-/// to bf16, the sums in fp32; the rest of the network as `avx512`).
+/// to bf16, the sums in fp32; the rest of the network as `avx512`), and the packed product in
+/// 16-bit integers on AVX2 (`int16`: `CNeuralKernels`' `VPMADDWD` kernel, the weights scaled
+/// row by row and the activations column by column, the sums in 32 bits; the rest as `avx2`).
 public enum KernelSet: String, Sendable, Equatable, CaseIterable {
     case avx2
     case avx512
     case amx
+    case int16
 
-    /// Whether the products round their operands to bf16 (the others are fp32 throughout).
-    public var isBF16: Bool { self == .amx }
+    /// What the packed products of a network built for these kernels multiply.
+    public var products: Products {
+        switch self {
+        case .avx2, .avx512: .fp32
+        case .amx: .bf16
+        case .int16: .int16
+        }
+    }
+
+    /// Whether the products round their operands to bf16 (the others are fp32 or integers).
+    public var isBF16: Bool { products == .bf16 }
+
+    /// The fp32 kernels of the same build (what runs where a matrix has no reduced copy).
+    public var fp32: KernelSet {
+        switch self {
+        case .avx2, .int16: .avx2
+        case .avx512, .amx: .avx512
+        }
+    }
+}
+
+/// What a network's packed matrix products multiply: fp32 values, bf16 ones (AMX's tiles), or
+/// 16-bit integers (AVX2's `VPMADDWD`); the sums are fp32, or 32-bit integers scaled back.
+public enum Products: String, Sendable, Equatable, CaseIterable {
+    case fp32
+    case bf16
+    case int16
 }
 
 /// What this processor runs of the module, decided once for the process: whether it runs the
@@ -28,14 +56,16 @@ public struct KernelChoice: Sendable, Equatable {
     public var fastest: KernelSet
     /// The kernels that run: the default (`bf16ByDefault`), unless the environment asked for others.
     public var kernels: KernelSet
-    /// Whether the text detector's products run in bf16 too where `kernels` is AMX: only when
-    /// asked (`GLOSS_NEURAL_KERNELS=bf16-all`). Otherwise the detector keeps fp32: in bf16 its
-    /// map moves near the threshold between close words and joins boxes RapidOCR keeps apart
-    /// (`bench/neural/README.md`, "bf16 on AMX").
-    public var bf16Detector = false
-    /// Whether the recogniser reads in bf16 and reads again in fp32 each line it is unsure of
-    /// (`ReadingPolicy.readsAgain`), the classifier staying in fp32: where `kernels` is AMX,
-    /// by default (`cascadeByDefault`) or when asked (`GLOSS_NEURAL_KERNELS=cascade`).
+    /// Whether the text detector's products are reduced too (`kernels.products`): on AMX only
+    /// when asked (`GLOSS_NEURAL_KERNELS=bf16-all`), as in bf16 its map moves near the
+    /// threshold between close words and joins boxes RapidOCR keeps apart
+    /// (`bench/neural/README.md`, "bf16 on AMX"); in 16-bit integers by default
+    /// (`int16DetectorByDefault`) or when asked (`int16-all`).
+    public var reducedDetector = false
+    /// Whether the recogniser reads with reduced products (bf16 on AMX, 16-bit integers on
+    /// AVX2 alone) and reads again in fp32 each line it is unsure of
+    /// (`ReadingPolicy.readsAgain`), the classifier staying in fp32: by default
+    /// (`cascadeByDefault`, `int16CascadeByDefault`) or when asked (`GLOSS_NEURAL_KERNELS=cascade`).
     public var cascade = false
 
     /// Whether AMX's bf16 product runs by default where the processor has it: no. It halves the
@@ -49,6 +79,15 @@ public struct KernelChoice: Sendable, Equatable {
     /// bench pages it reads every line as fp32 does, rereading 8 to 10% of them, in 0.69 to 0.71
     /// of fp32's recogniser CPU time (`bench/neural/README.md`, "The cascade").
     static let cascadeByDefault = true
+
+    /// Whether the 16-bit integer cascade runs by default where the processor has AVX2 but not
+    /// AVX-512: yes. Its products run at about 1.6 times fp32's rate on an AMD EPYC (Zen 3)
+    /// (`bench/neural/README.md`, "16-bit products on AVX2"). With AVX-512 the wide fp32 kernel
+    /// is as fast, so it is only run when asked there (`GLOSS_NEURAL_KERNELS=int16`).
+    static let int16CascadeByDefault = true
+
+    /// Whether the detector's products run in 16-bit integers where the cascade's do by default.
+    static let int16DetectorByDefault = false
 
     /// The flags the AMX product needs besides AVX-512's (`/proc/cpuinfo`'s names): the tiles,
     /// their bf16 product, and AVX512-BF16 for rounding the activations.
@@ -65,39 +104,65 @@ public struct KernelChoice: Sendable, Equatable {
     /// build from running (to compare the two on one machine), `avx512` or `fp32` keeps the
     /// products in fp32, `bf16` (or `amx`) runs the recogniser's and classifier's products in
     /// bf16 on AMX, `bf16-all` the detector's too, `cascade` the recogniser's checked by fp32
-    /// (`cascade`); any other value, or none, runs the default (`cascadeByDefault`,
-    /// `bf16ByDefault`). A request never runs what the processor lacks.
+    /// (`cascade`: the processor's `cascadeKernels`), `int16` the recogniser's and
+    /// classifier's in 16-bit integers on AVX2, `int16-cascade` the recogniser's checked by
+    /// fp32, `int16-all` that and the detector's in integers; any other value, or none, runs the
+    /// default (`cascadeByDefault`, `bf16ByDefault`, `int16CascadeByDefault`,
+    /// `int16DetectorByDefault`). A request never runs what the processor lacks.
     public static func choose(flags: Set<String>?, tilesPermitted: Bool = false, request: String?) -> KernelChoice {
         guard let flags else { return KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2) }
         let runs = flags.contains("avx2") && flags.contains("fma")
+        guard runs else { return KernelChoice(runsNetworks: false, fastest: .avx2, kernels: .avx2) }
         let wide = runs && wideFlags.allSatisfy(flags.contains)
         let tiles = wide && tilesPermitted && tileFlags.allSatisfy(flags.contains)
         let fastest: KernelSet = tiles ? .amx : wide ? .avx512 : .avx2
         let fastestFP32: KernelSet = wide ? .avx512 : .avx2
+        let reduced = cascadeKernels(fastest: fastest)
         let kernels: KernelSet
-        var cascade = false
+        var cascade = false, detector = false
         switch request {
         case "avx2": kernels = .avx2
         case "avx512", "fp32": kernels = fastestFP32
-        case "amx", "bf16", "bf16-all": kernels = fastest
-        case "cascade": (kernels, cascade) = (fastest, true)
+        case "amx", "bf16": kernels = fastest
+        case "bf16-all": (kernels, detector) = (fastest, true)
+        case "cascade": (kernels, cascade) = (reduced ?? fastestFP32, true)
+        case "int16": kernels = .int16
+        case "int16-cascade": (kernels, cascade) = (.int16, true)
+        case "int16-all": (kernels, cascade, detector) = (.int16, true, true)
         default:
-            kernels = bf16ByDefault || cascadeByDefault ? fastest : fastestFP32
-            cascade = !bf16ByDefault && cascadeByDefault
+            switch reduced {
+            case .amx:
+                kernels = bf16ByDefault || cascadeByDefault ? .amx : fastestFP32
+                cascade = !bf16ByDefault && cascadeByDefault
+            case .int16 where int16CascadeByDefault: (kernels, cascade, detector) = (.int16, true, int16DetectorByDefault)
+            default: kernels = fastestFP32
+            }
         }
-        let detector = kernels == .amx && request == "bf16-all"
-        return KernelChoice(runsNetworks: runs, fastest: fastest, kernels: kernels, bf16Detector: detector,
-                            cascade: cascade && kernels == .amx)
+        return KernelChoice(runsNetworks: runs, fastest: fastest, kernels: kernels, reducedDetector: detector && kernels.products != .fp32,
+                            cascade: cascade && kernels.products != .fp32)
     }
 
     /// This choice with every product in fp32 (the parity tests' networks).
     public var fp32: KernelChoice {
-        KernelChoice(runsNetworks: runsNetworks, fastest: fastest, kernels: kernels == .amx ? .avx512 : kernels)
+        KernelChoice(runsNetworks: runsNetworks, fastest: fastest, kernels: kernels.fp32)
     }
 
-    /// This choice with the recogniser's cascade where the processor has AMX (fp32 elsewhere).
+    /// The reduced products the cascade runs where `fastest` are the fastest kernels: bf16 on
+    /// AMX, 16-bit integers on AVX2 alone; none with AVX-512 alone, whose fp32 kernel is about
+    /// as fast as the integer one.
+    static func cascadeKernels(fastest: KernelSet) -> KernelSet? {
+        switch fastest {
+        case .amx: .amx
+        case .avx2, .int16: .int16
+        case .avx512: nil
+        }
+    }
+
+    /// This choice with the recogniser's cascade where the processor has one
+    /// (`cascadeKernels`), fp32 elsewhere.
     public var cascading: KernelChoice {
-        fastest == .amx ? KernelChoice(runsNetworks: runsNetworks, fastest: fastest, kernels: .amx, cascade: true) : fp32
+        guard let kernels = Self.cascadeKernels(fastest: fastest) else { return fp32 }
+        return KernelChoice(runsNetworks: runsNetworks, fastest: fastest, kernels: kernels, cascade: true)
     }
 
     /// This process's choice, made the first time it is asked.

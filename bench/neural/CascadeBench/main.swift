@@ -8,16 +8,17 @@ import GlossNeuralReading
 
 // The signals of the recogniser's cascade, line by line: `CascadeBench NAME=IMAGE...` finds
 // each page's lines as the neural reader does (the detector and the classifier in fp32), reads
-// every line with the recogniser in bf16 and again in fp32, in RapidOCR's chunks as
+// every line with the quick recogniser (bf16 on AMX, 16-bit integers on AVX2) and again in
+// fp32, in RapidOCR's chunks as
 // `NeuralReader.read(lines:in:cancellation:)` does, and prints one JSON object a line: the page,
 // the line, each reading's text, confidence and gaps (`DecodedLine.smallestGap`,
 // `smallestDecisiveGap`), its smallest character probability and the thread's CPU
-// milliseconds. Needs a processor with AMX, and the AMX kernels chosen for the process
-// (`GLOSS_NEURAL_KERNELS=cascade`, or the default where it is the cascade).
+// milliseconds. Needs the cascade's kernels chosen for the process (`GLOSS_NEURAL_KERNELS=cascade`,
+// or the default where it is the cascade).
 // `bench/neural/cascade.py` chooses `ReadingPolicy.recheckGap` from it.
 
-guard KernelChoice.current.kernels == .amx else {
-    FileHandle.standardError.write(Data("CascadeBench: the AMX kernels do not run (no AMX, or GLOSS_NEURAL_KERNELS asks for fp32)\n".utf8))
+guard KernelChoice.current.kernels.products != .fp32 else {
+    FileHandle.standardError.write(Data("CascadeBench: the products run in fp32 here (no cascade, or GLOSS_NEURAL_KERNELS asks for fp32)\n".utf8))
     exit(2)
 }
 let networks = try PPOCRNetworks.bundled(choice: KernelChoice.current.cascading)
@@ -54,7 +55,8 @@ for argument in CommandLine.arguments.dropFirst() {
             let resized = RecognizerInput.resizedWidth(of: (crop.raster.width, crop.raster.height), limit: chunk.width)
             RecognizerInput.fill(&input, with: crop.raster, resizedWidth: resized, width: chunk.paddedWidth)
             let record: [String: Any] = ["page": name, "line": index, "width": chunk.paddedWidth,
-                                         "bf16": try reading(&quick, input), "fp32": try reading(&exact, input)]
+                                         "kernels": KernelChoice.current.kernels.rawValue,
+                                         "quick": try reading(&quick, input), "fp32": try reading(&exact, input)]
             let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         }

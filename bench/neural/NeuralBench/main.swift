@@ -48,8 +48,8 @@ let width = arguments[0], height = arguments[1], repeats = arguments.count > 2 ?
 var count = 0
 guard let start = gloss_ppocr_detector(&count) else { fatalError("no detector in the binary") }
 let model = try ModelFile(bytes: UnsafeRawBufferPointer(start: start, count: count), path: "ppocr-det.bin")
-// As the reader builds it: bf16 only where the detector is asked to be (`KernelChoice.bf16Detector`).
-var network = try Network(model: model, path: "ppocr-det.bin", bf16: KernelChoice.current.bf16Detector)
+// As the reader builds it: reduced only where the detector is (`KernelChoice.reducedDetector`).
+var network = try Network(model: model, path: "ppocr-det.bin", products: KernelChoice.current.reducedDetector ? KernelChoice.current.kernels.products : .fp32)
 
 // The input: uniform in -1...1 from a 64-bit linear congruential generator, seeded 1 (what a
 // page's samples become after `(v / 255 - 0.5) / 0.5`), written straight into the network's
@@ -91,7 +91,7 @@ for run in 0..<repeats {
     print("run \(run + 1): \(thousandths(elapsed)) s, CPU \(thousandths(cpu)) s")
 }
 let median = times.sorted()[times.count / 2], medianCPU = cpuTimes.sorted()[cpuTimes.count / 2]
-print("detector \(width)x\(height), \(KernelChoice.current.kernels.rawValue) kernels\(KernelChoice.current.bf16Detector ? " (bf16 detector)" : ""): "
+print("detector \(width)x\(height), \(KernelChoice.current.kernels.rawValue) kernels\(KernelChoice.current.reducedDetector ? " (reduced detector)" : ""): "
     + "median \(thousandths(median)) s, CPU \(thousandths(medianCPU)) s of \(repeats), "
     + "peak RSS \(Int(peakResidentMegabytes())) MB, map sum \(checksum)")
 
