@@ -174,7 +174,7 @@ void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *
 
 #endif
 
-/// The thread's buffer: its size in bf16 values first, then the values (64-byte aligned).
+/// The thread's buffer: its size in 16-bit values first, then the values (64-byte aligned).
 static pthread_key_t gloss_buffer_key;
 static pthread_once_t gloss_buffer_once = PTHREAD_ONCE_INIT;
 static void gloss_make_buffer_key(void) { pthread_key_create(&gloss_buffer_key, free); }
@@ -184,7 +184,7 @@ struct gloss_buffer {
     char padding[56];
 };
 
-uint16_t *gloss_bf16_buffer(long count) {
+uint16_t *gloss_block_buffer(long count) {
     pthread_once(&gloss_buffer_once, gloss_make_buffer_key);
     struct gloss_buffer *held = pthread_getspecific(gloss_buffer_key);
     if (held == NULL || held->count < count) {

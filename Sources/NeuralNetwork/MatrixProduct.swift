@@ -460,8 +460,8 @@ extension Kernels {
         output: Destination
     ) {
         let tiles = (columns + tileColumns - 1) / tileColumns, pairs = weights.pairs, tileSize = pairs * 2 * tileColumns
-        // The integers, then the columns' scales (two bf16 places a float).
-        guard let buffer = gloss_bf16_buffer(tiles * tileSize + 2 * tiles * tileColumns) else {
+        // The integers, then the columns' scales (two 16-bit places a float).
+        guard let buffer = gloss_block_buffer(tiles * tileSize + 2 * tiles * tileColumns) else {
             fatalError("no memory for a block of 16-bit integers")
         }
         let raw = UnsafeMutableRawPointer(buffer)
@@ -521,7 +521,7 @@ extension Kernels {
         output: Destination
     ) {
         let tiles = (columns + tileColumns - 1) / tileColumns
-        guard let b = gloss_bf16_buffer(tiles * chunks * tileRows * tileDepth) else { fatalError("no memory for a bf16 block") }
+        guard let b = gloss_block_buffer(tiles * chunks * tileRows * tileDepth) else { fatalError("no memory for a bf16 block") }
         gloss_bf16_pack(packed, tileColumns, depth * tileColumns, Int32(depth), Int32(columns), Int32(chunks), b)
         multiplyTileBlocks(a, rows: rows, chunks: chunks, b, columns: columns, bias: bias, activation: activation,
                            residual: residual, residualStride: residualStride, output: output)

@@ -236,7 +236,7 @@ extension Layers {
         let chunks = (inner + depth - 1) / depth, rowTiles = (plane + height - 1) / height
         output.reshape(channels: 1, height: plane, width: outputs)
         let count = rowTiles * chunks * height * depth
-        guard let rows = gloss_bf16_buffer(count) else { fatalError("no memory for a bf16 block") }
+        guard let rows = gloss_block_buffer(count) else { fatalError("no memory for a bf16 block") }
         rows.update(repeating: 0, count: count)
         input.storage.withUnsafeBufferPointer { source in
             for c in 0..<inner {

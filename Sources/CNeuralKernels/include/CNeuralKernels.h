@@ -16,10 +16,10 @@ int gloss_amx_request_tiles(void);
 void gloss_bf16_pack(const float *input, long rowStride, long tileStride, int depth, int columns, int chunks,
                      uint16_t *output);
 
-/// A thread's reused buffer for `gloss_bf16_pack`'s output: at least `count` bf16 values,
-/// 64-byte aligned, grown (never shrunk) as needed and freed when the thread ends. NULL when
-/// memory runs out.
-uint16_t *gloss_bf16_buffer(long count);
+/// A thread's reused buffer for a packed block (`gloss_bf16_pack`'s or `gloss_int16_pack`'s
+/// output): at least `count` 16-bit values, 64-byte aligned, grown (never shrunk) as needed
+/// and freed when the thread ends. NULL when memory runs out.
+uint16_t *gloss_block_buffer(long count);
 
 /// Up to 32 x 32 sums on AMX tiles: `rowTiles` (1 or 2) tiles of sixteen weight rows, the
 /// first at `a` and the second `aTileStride` bf16 values on, each `[chunk][16 rows][32]`; by
