@@ -35,6 +35,16 @@ public struct PackedMatrix: Sendable {
         integers = products == .int16 ? IntegerPanels(values, rows: rows, inner: inner) : nil
     }
 
+    /// Whether `kernels` multiply this matrix reduced: in bf16 on AMX where it keeps tiles, in
+    /// 16-bit integers with the integer kernels where it keeps them (`multiplyPacked`).
+    func isReduced(on kernels: KernelSet) -> Bool {
+        switch kernels {
+        case .amx: tiles != nil
+        case .int16: integers != nil
+        case .avx2, .avx512: false
+        }
+    }
+
     /// The same matrix in fp32 alone: its panels shared, not copied, and no reduced copy.
     var fp32: PackedMatrix {
         var matrix = self

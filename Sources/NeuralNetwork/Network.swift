@@ -245,9 +245,9 @@ public struct Network: Sendable {
         _ = tensors
     }
 
-    /// This network with every product in fp32: the bf16 tiles and 16-bit integers left out and the weights shared
-    /// with this one, not copied (arrays are copied only when written, and weights never are),
-    /// so a second network of the same model costs its maps alone. The recogniser's cascade
+    /// This network with every product in fp32: the bf16 tiles and 16-bit integers left out and
+    /// the weights shared with this one, not copied (arrays are copied only when written, and
+    /// weights never are), so a second network of the same model costs its maps alone. The recogniser's cascade
     /// builds its fp32 reader so (`KernelChoice.cascade`).
     public var withFP32Products: Network {
         var network = self

@@ -81,7 +81,7 @@ extension Layers {
     /// (`workspace`) and multiplied; output row `r` goes to row `r - targetFirstRow` of `target`,
     /// whose planes are `targetPlane` apart.
     ///
-    /// In fp32 (any kernels but AMX's bf16 tiles and AVX2's 16-bit integers), a convolution of stride 1 or 2 gathers
+    /// In fp32 (`PackedMatrix.isReduced` false), a convolution of stride 1 or 2 gathers
     /// nothing inside the rows: each tap's row of the input, shifted by the tap's column (every
     /// other value at stride 2), is the row of columns the product reads, so the columns whose
     /// every tap lies inside the input are multiplied where they lie (`multiplyDirect`), 32 or
@@ -128,8 +128,7 @@ extension Layers {
         let inputWidth = part(0).width, step = stride.1
         let from = (padding.left + step - 1) / step
         let upTo = min(width, (inputWidth - kernel.1 + 1 + padding.left) / step)
-        let reduced = (kernels == .amx && weights.tiles != nil) || (kernels == .int16 && weights.integers != nil)
-        let direct = readsInPlace && !reduced && stride.0 == step && (step == 1 || step == 2)
+        let direct = readsInPlace && !weights.isReduced(on: kernels) && stride.0 == step && (step == 1 || step == 2)
             && (0..<parts).allSatisfy { part($0).width == inputWidth } && upTo - from >= Kernels.tileColumns
         guard direct else {
             for row in rows { gathered(row: row, columns: 0..<width) }
