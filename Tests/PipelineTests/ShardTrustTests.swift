@@ -47,11 +47,16 @@ enum SmallShards {
 
     /// Sets the `html` output of every page of the batch in `folder`, in its manifest and its index alike.
     static func setHTML(_ path: String, in folder: String) throws {
+        try setOutput("html", to: path, in: folder)
+    }
+
+    /// Sets the output `key` of every page of the batch in `folder`, in its manifest and its index alike.
+    static func setOutput(_ key: String, to path: String, in folder: String) throws {
         var manifest = try BatchTests.manifest(folder)
-        for index in manifest.pages.indices { manifest.pages[index].outputs["html"] = path }
+        for index in manifest.pages.indices { manifest.pages[index].outputs[key] = path }
         try Data(try JSONOutput.encode(manifest)).write(to: URL(fileURLWithPath: folder + "/gloss.json"))
         try BatchIndex(folder: folder, create: false).database.prepare(
-            "UPDATE pages SET outputs = json_set(outputs, '$.html', ?)", operation: "test").run([.text(path)])
+            "UPDATE pages SET outputs = json_set(outputs, ?, ?)", operation: "test").run([.text("$." + key), .text(path)])
     }
 
     /// Every regular file below `folder`, as paths relative to it.

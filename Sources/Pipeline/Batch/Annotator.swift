@@ -160,7 +160,7 @@ public struct Annotator: Sendable {
                                          fileCount: files.count, earlier: earlierPages, events: events)
         let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight),
-                             documents: DocumentNames(sources: files.map(\.path)),
+                             documents: setup.documentNames,
                              corrections: try CorrectionReplay(folder: folder, discard: discardsCorrections))
         events?.yield(.started(files: files.count))
 
@@ -245,6 +245,9 @@ private struct BatchSetup: Sendable {
     var batchFolders: [String]
     /// Inputs in the whole collection, all shards together.
     var collectionSize: Int
+    /// The documents' names, from the whole collection: a shard names each input's document as
+    /// a run over every input would, so that shards merge into one `documents/` without clashes.
+    var documentNames: DocumentNames
     var earlier: EarlierRun
     var earlierPages = EarlierPages()
     var rebuilt: (problem: String, pages: Int)?
@@ -256,6 +259,7 @@ private struct BatchSetup: Sendable {
         files = positions.map { collection[$0] }
         batchFolders = walk.batchFolders
         collectionSize = collection.count
+        documentNames = DocumentNames(sources: collection.map(\.path))
         guard collectionSize > 0 else {
             earlier = EarlierRun()
             return

@@ -8,7 +8,8 @@ import GlossContract
 import GlossReports
 
 /// Folds the outputs of shards (`annotate --shard K/N`, each run on its own machine) into one
-/// batch: page files, index database, manifest, report and search data.
+/// batch: page files, documents (each input's searchable PDF and text), index database,
+/// manifest, report and search data.
 ///
 /// Nothing is written until every shard has passed its checks: not being written by a run now,
 /// a manifest, an index that passes SQLite's integrity check (opened read-only and immutable,
@@ -221,7 +222,7 @@ public enum BatchMerge {
         let batchFiles: Set<String> = [
             "gloss.json", "gloss.journal", CorrectionJournal.fileName, BatchIndex.fileName, BatchIndex.fileName + "-wal",
             BatchIndex.fileName + "-shm",
-            FolderLock.fileName, "index.html", "pages", "data", "assets", IIIFPresentation.folder,
+            FolderLock.fileName, "index.html", "pages", "documents", "data", "assets", IIIFPresentation.folder,
         ]
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
         let strangers = contents.filter { !batchFiles.contains($0) && !$0.contains(".tmp-") }.sorted()

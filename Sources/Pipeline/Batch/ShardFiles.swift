@@ -7,23 +7,30 @@ import Glibc
 #endif
 
 /// The files a merge takes from a batch folder (a shard, or the batch merged into): exactly the
-/// regular files its pages list, and nothing else of its `pages/`.
+/// regular files its pages list, and nothing else of its `pages/` and `documents/`.
 ///
 /// A shard may come from anywhere, so nothing it names is trusted: every page id must be a name
-/// `pageIdentifier` could have made, every file a page lists must be `pages/<name>` with such a
-/// name (no `..`, no `/` at the start, no scheme), and each must be a regular file, checked
-/// without following a symbolic link (a link to `/etc/shadow` in a shard refuses the shard). A
-/// file is then opened without following links, and written only to `pages/<name>` of the
+/// `pageIdentifier` could have made; every file a page lists must be `pages/<name>` with such a
+/// name, or, for its document's files (`DocumentFiles.keys`), a path below `documents/` whose
+/// parts are plain names (no `..`, no `.`, no `/` at the start, no scheme); and each must be a
+/// regular file, reached through real folders: no part of its path is followed if it is a
+/// symbolic link (a link to `/etc/shadow`, or a `documents/` folder that links to `/etc`, refuses
+/// the shard). A file is then opened the same way, and written only to the same path in the
 /// merged batch, so nothing outside the shard is read and nothing outside the output written.
 struct ShardFiles {
-    /// The files, relative to the folder (`pages/<name>`), sorted.
+    /// The files, relative to the folder (`pages/<name>`, `documents/...`), sorted.
     private(set) var paths: [String]
     private let folder: String
 
-    /// Whether `path`, a file a page lists, is one a batch may list: `pages/<name>`.
-    static func isListable(_ path: String) -> Bool {
+    /// Whether `path`, the file a page lists under the manifest key `key`, is one a batch may
+    /// list: `pages/<name>`, or `documents/...` for a document's file.
+    static func isListable(_ path: String, as key: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts[0] == "pages" && PageName.isSafe(String(parts[1]))
+        guard DocumentFiles.keys.contains(key) else {
+            return parts.count == 2 && parts[0] == "pages" && PageName.isSafe(String(parts[1]))
+        }
+        return parts.count >= 2 && parts[0] == "documents"
+            && parts.dropFirst().allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }
     }
 
     /// Checks the pages `listed` of the batch in `folder` and the files they name; throws a
@@ -34,9 +41,10 @@ struct ShardFiles {
         for page in listed {
             guard PageName.isSafe(page.name) else { throw MergeError(folder: folder, reason: Self.unsafeID(page.name)) }
             for (format, path) in page.outputs {
-                guard Self.isListable(path) else {
+                guard Self.isListable(path, as: format) else {
+                    let place = DocumentFiles.keys.contains(format) ? "its documents/ folder" : "its pages/ folder"
                     throw MergeError(folder: folder, reason: "its page \(page.name) lists \(path.debugDescription) as its"
-                                     + " \(format) file, which is not a file of its pages/ folder")
+                                     + " \(format) file, which is not a file of \(place)")
                 }
                 required.insert(path)
             }
@@ -78,12 +86,33 @@ struct ShardFiles {
         }
     }
 
+    /// The folder holding `path` (relative to `folder`), opened part by part without following a
+    /// link, and the file's own name in it; the caller closes the descriptor.
+    private static func openFolder(of path: String, in folder: String) throws -> (descriptor: Int32, name: String) {
+        var parts = path.split(separator: "/").map(String.init)
+        let name = parts.removeLast()
+        var descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw MergeError(folder: folder, reason: "it cannot be opened: " + systemError()) }
+        for (depth, part) in parts.enumerated() {
+            let next = openat(descriptor, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let cause = next < 0 ? (errno == ELOOP || errno == ENOTDIR ? "is a symbolic link or not a folder" : "cannot be opened: " + systemError()) : ""
+            close(descriptor)
+            guard next >= 0 else {
+                throw MergeError(folder: folder, reason: parts.prefix(depth + 1).joined(separator: "/") + "/, on the way to \(path), " + cause)
+            }
+            descriptor = next
+        }
+        return (descriptor, name)
+    }
+
     /// Whether the file at `path` is there; throws when it is not a readable regular file, or
     /// is missing and `required`.
     @discardableResult
     private static func check(_ path: String, in folder: String, required: Bool) throws -> Bool {
+        let (parent, name) = try openFolder(of: path, in: folder)
+        defer { close(parent) }
         var info = stat()
-        guard lstat(folder + "/" + path, &info) == 0 else {
+        guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT && !required { return false }
             throw MergeError(folder: folder, reason: "\(path), which its gloss.json lists, cannot be read: " + systemError())
         }
@@ -92,7 +121,7 @@ struct ShardFiles {
         case S_IFLNK: throw MergeError(folder: folder, reason: "\(path) is a symbolic link; a merge takes only regular files")
         default: throw MergeError(folder: folder, reason: "\(path) is not a regular file")
         }
-        guard access(folder + "/" + path, R_OK) == 0 else {
+        guard faccessat(parent, name, R_OK, 0) == 0 else {
             throw MergeError(folder: folder, reason: "\(path), which its gloss.json lists, cannot be read: " + systemError())
         }
         return true
@@ -104,12 +133,12 @@ struct ShardFiles {
     /// link, and the link made is checked to be that very file, so a shard changed while it is
     /// merged cannot slip a symbolic link in.
     func copy(into destination: String) throws {
-        let pages = open(folder + "/pages", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard pages >= 0 else { throw MergeError(folder: folder, reason: "its pages/ folder cannot be opened: " + systemError()) }
-        defer { close(pages) }
         for path in paths {
-            let name = String(path.dropFirst("pages/".count)), to = destination + "/" + path
-            let file = openat(pages, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let (parent, name) = try Self.openFolder(of: path, in: folder)
+            defer { close(parent) }
+            let to = destination + "/" + path
+            try AtomicFile.createDirectory((to as NSString).deletingLastPathComponent)
+            let file = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard file >= 0 else { throw MergeError(folder: folder, reason: "\(path) cannot be opened: " + systemError()) }
             defer { close(file) }
             var info = stat()
@@ -117,7 +146,7 @@ struct ShardFiles {
                 throw MergeError(folder: folder, reason: "\(path) is not a regular file")
             }
             unlink(to)
-            if linkat(pages, name, AT_FDCWD, to, 0) == 0 {
+            if linkat(parent, name, AT_FDCWD, to, 0) == 0 {
                 var linked = stat()
                 if lstat(to, &linked) == 0, linked.st_dev == info.st_dev, linked.st_ino == info.st_ino { continue }
                 unlink(to)

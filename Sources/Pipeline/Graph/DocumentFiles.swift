@@ -45,6 +45,9 @@ struct DocumentFiles {
     let layout: OutputLayout
     let settings: AnnotationSettings
 
+    /// The manifest keys of a document's files: the only files of a page kept outside `pages/`.
+    static let keys: Set<String> = ["document", "documentText"]
+
     /// The document's files, as paths relative to the batch folder, by manifest key.
     static func links(name: String, formats: Set<OutputFormat>) -> [String: String] {
         var links: [String: String] = [:]
