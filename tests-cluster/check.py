@@ -183,7 +183,22 @@ def same(single, merged):
     files = lambda folder: sorted(os.listdir(os.path.join(folder, "pages")))
     if files(single) != files(merged):
         fail("the pages/ folders hold different files")
-    print("%d pages, %s rows equal" % (len(a), ", ".join("%d %s" % (n, t) for t, n in counts.items())))
+    # Each input's document, named and written as the single run has it.
+    def documents(folder):
+        root = os.path.join(folder, "documents")
+        return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, names in os.walk(root) for f in names)
+    if not documents(single):
+        fail("the single run wrote no documents/")
+    if documents(single) != documents(merged):
+        fail("documents/ differs: %r in the single run only, %r in the merge only"
+             % (sorted(set(documents(single)) - set(documents(merged)))[:3], sorted(set(documents(merged)) - set(documents(single)))[:3]))
+    for name in documents(single):
+        with open(os.path.join(single, "documents", name), "rb") as one_file, \
+                open(os.path.join(merged, "documents", name), "rb") as merged_file:
+            if one_file.read() != merged_file.read():
+                fail("documents/%s differs between the single run and the merge" % name)
+    print("%d pages, %d documents, %s rows equal" % (len(a), len(documents(single)),
+                                                    ", ".join("%d %s" % (n, t) for t, n in counts.items())))
 
 
 def main():

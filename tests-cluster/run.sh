@@ -59,7 +59,8 @@ mkdir -p "$collection" "$out" "$logs"
 for folder in text formats scans faces odd; do cp -r "fixtures/$folder" "$collection/"; done
 find "$collection" -name '*.json' -delete   # ground truth, not pages
 /usr/bin/python3 tests-cluster/make-pages.py "$collection/folios" 15
-options=(--text fast)
+# txt gives each input its document (documents/NAME.txt), which the merge must carry as one run names it.
+options=(--text fast --format html,json,txt)
 
 "$gloss" annotate "$collection" -o "$out/single" --jobs 2 --quiet "${options[@]}"
 pages=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["pages"]))' "$out/single/gloss.json")
