@@ -95,10 +95,13 @@ struct ShardFiles {
         guard descriptor >= 0 else { throw MergeError(folder: folder, reason: "it cannot be opened: " + systemError()) }
         for (depth, part) in parts.enumerated() {
             let next = openat(descriptor, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let cause = next < 0 ? (errno == ELOOP || errno == ENOTDIR ? "is a symbolic link or not a folder" : "cannot be opened: " + systemError()) : ""
+            let failure = errno
             close(descriptor)
             guard next >= 0 else {
-                throw MergeError(folder: folder, reason: parts.prefix(depth + 1).joined(separator: "/") + "/, on the way to \(path), " + cause)
+                let cause = failure == ELOOP || failure == ENOTDIR
+                    ? "is a symbolic link or not a folder" : "cannot be opened: " + String(cString: strerror(failure))
+                let reached = parts.prefix(depth + 1).joined(separator: "/")
+                throw MergeError(folder: folder, reason: reached + "/, on the way to \(path), " + cause)
             }
             descriptor = next
         }
