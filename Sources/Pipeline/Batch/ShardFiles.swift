@@ -59,11 +59,12 @@ struct ShardFiles {
             }
         }
         try Self.checkFolder(folder)
+        let folders = OpenedFolders(of: folder)
         for path in required.sorted() {
-            try Self.check(path, in: folder, required: true)
+            try Self.check(path, in: folders, required: true)
         }
         var present = required
-        for path in optional.subtracting(required).sorted() where try Self.check(path, in: folder, required: false) {
+        for path in optional.subtracting(required).sorted() where try Self.check(path, in: folders, required: false) {
             present.insert(path)
         }
         paths = present.sorted()
@@ -86,34 +87,12 @@ struct ShardFiles {
         }
     }
 
-    /// The folder holding `path` (relative to `folder`), opened part by part without following a
-    /// link, and the file's own name in it; the caller closes the descriptor.
-    private static func openFolder(of path: String, in folder: String) throws -> (descriptor: Int32, name: String) {
-        var parts = path.split(separator: "/").map(String.init)
-        let name = parts.removeLast()
-        var descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw MergeError(folder: folder, reason: "it cannot be opened: " + systemError()) }
-        for (depth, part) in parts.enumerated() {
-            let next = openat(descriptor, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let failure = errno
-            close(descriptor)
-            guard next >= 0 else {
-                let cause = failure == ELOOP || failure == ENOTDIR
-                    ? "is a symbolic link or not a folder" : "cannot be opened: " + String(cString: strerror(failure))
-                let reached = parts.prefix(depth + 1).joined(separator: "/")
-                throw MergeError(folder: folder, reason: reached + "/, on the way to \(path), " + cause)
-            }
-            descriptor = next
-        }
-        return (descriptor, name)
-    }
-
     /// Whether the file at `path` is there; throws when it is not a readable regular file, or
     /// is missing and `required`.
     @discardableResult
-    private static func check(_ path: String, in folder: String, required: Bool) throws -> Bool {
-        let (parent, name) = try openFolder(of: path, in: folder)
-        defer { close(parent) }
+    private static func check(_ path: String, in folders: OpenedFolders, required: Bool) throws -> Bool {
+        let folder = folders.root
+        let (parent, name) = try folders.parent(of: path)
         var info = stat()
         guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT && !required { return false }
@@ -136,11 +115,13 @@ struct ShardFiles {
     /// link, and the link made is checked to be that very file, so a shard changed while it is
     /// merged cannot slip a symbolic link in.
     func copy(into destination: String) throws {
+        let folders = OpenedFolders(of: folder)
+        var made = Set<String>()
         for path in paths {
-            let (parent, name) = try Self.openFolder(of: path, in: folder)
-            defer { close(parent) }
+            let (parent, name) = try folders.parent(of: path)
             let to = destination + "/" + path
-            try AtomicFile.createDirectory((to as NSString).deletingLastPathComponent)
+            let target = (to as NSString).deletingLastPathComponent
+            if made.insert(target).inserted { try AtomicFile.createDirectory(target) }
             let file = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard file >= 0 else { throw MergeError(folder: folder, reason: "\(path) cannot be opened: " + systemError()) }
             defer { close(file) }
@@ -172,5 +153,45 @@ struct ShardFiles {
             count += got
         }
         return Array(bytes.prefix(count))
+    }
+}
+
+/// The folders of a batch folder, each opened once, part by part from the batch folder without
+/// following a symbolic link (`O_NOFOLLOW` at every step), and closed together.
+private final class OpenedFolders {
+    let root: String
+    /// Descriptors by path relative to `root` ("" for `root` itself).
+    private var opened: [String: Int32] = [:]
+
+    init(of root: String) { self.root = root }
+
+    deinit { for descriptor in opened.values { close(descriptor) } }
+
+    /// The folder holding `path` (relative to `root`) and the file's own name in it.
+    func parent(of path: String) throws -> (descriptor: Int32, name: String) {
+        var parts = path.split(separator: "/").map(String.init)
+        let name = parts.removeLast()
+        return (try folder(parts, on: path), name)
+    }
+
+    /// The folder `parts` below `root`, opened on the way to the file `path` (for the error).
+    private func folder(_ parts: [String], on path: String) throws -> Int32 {
+        let key = parts.joined(separator: "/")
+        if let descriptor = opened[key] { return descriptor }
+        let descriptor: Int32
+        if parts.isEmpty {
+            descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw MergeError(folder: root, reason: "it cannot be opened: " + systemError()) }
+        } else {
+            descriptor = openat(try folder(Array(parts.dropLast()), on: path), parts.last!, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                let failure = errno
+                let cause = failure == ELOOP || failure == ENOTDIR
+                    ? "is a symbolic link or not a folder" : "cannot be opened: " + String(cString: strerror(failure))
+                throw MergeError(folder: root, reason: key + "/, on the way to \(path), " + cause)
+            }
+        }
+        opened[key] = descriptor
+        return descriptor
     }
 }
