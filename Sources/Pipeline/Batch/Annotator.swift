@@ -165,7 +165,7 @@ public struct Annotator: Sendable {
         events?.yield(.started(files: files.count))
 
         // As many files open at once as there are workers; their pages share the workers.
-        let queue = FileQueue(count: files.count)
+        let queue = FileQueue(order: setup.readingOrder)
         let pool = GraphPool(graphs)
         await withTaskGroup(of: Void.self) { group in
             for _ in graphs {
@@ -242,6 +242,8 @@ private struct BatchSetup: Sendable {
     /// back into one order.
     var files: [InputCollector.Input]
     var positions: [Int]
+    /// The order the workers take `files` in (`FileQueue.largestFirst`).
+    var readingOrder: [Int]
     var batchFolders: [String]
     /// Inputs in the whole collection, all shards together.
     var collectionSize: Int
@@ -257,6 +259,7 @@ private struct BatchSetup: Sendable {
         let collection = walk.inputs
         positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         files = positions.map { collection[$0] }
+        readingOrder = FileQueue.largestFirst(files.map(Self.byteCount))
         batchFolders = walk.batchFolders
         collectionSize = collection.count
         documentNames = DocumentNames(sources: collection.map(\.path))
@@ -310,6 +313,14 @@ private struct BatchSetup: Sendable {
             }
         }
         return (retained, pruned)
+    }
+
+    /// The bytes of a local file, or nil: a URL, a file that cannot be examined, a folder.
+    private static func byteCount(of input: InputCollector.Input) -> Int? {
+        guard input.problem == nil, !RemoteFetcher.isRemote(input.path) else { return nil }
+        var info = stat()
+        guard stat(input.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
     }
 
     private static func isFolder(_ path: String) -> Bool {
