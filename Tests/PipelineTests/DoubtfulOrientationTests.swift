@@ -95,6 +95,16 @@ struct DoubtfulOrientationTests {
                          at: Self.words(findings.text, on: turn.preparedSize))
     }
 
+    @Test("fast's orientation detector waits for the first reading unless Leptonica leans to a turn")
+    func whichPagesWaitForTheirFirstReading() {
+        func waits(_ up: Double, _ sideways: Double) -> Bool {
+            PagePreparer.leavesWayUpToReading(TextDirectionSignal(upConfidence: up, sidewaysConfidence: sideways))
+        }
+        #expect(!waits(12, 1), "clearly upright: nothing to ask")
+        #expect(waits(1, 0.5) && waits(4, -3), "unclear, leaning to no turn")
+        #expect(!waits(-3, 1) && !waits(2, -4.9) && !waits(-8, 1) && !waits(1, 6), "a lean to the head or a side is asked at once")
+    }
+
     /// `expected`'s words as they lie on the page made from the upright one by `steps`, in turn.
     static func words(_ expected: [PixelWord], on size: PixelSize, carriedBy steps: [PageTransform]) -> [PixelWord] {
         expected.map { word in

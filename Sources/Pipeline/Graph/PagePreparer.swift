@@ -99,9 +99,7 @@ final class PagePreparer {
         }
         orientation.letterInk = enlarged.flatMap { InkPage(grey: $0) }
         let direction = (orientation.letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
-        // A page Leptonica leans to turning is asked at once: read first as it came, a page on
-        // its side or head costs a reading the wrong way before the detector turns it.
-        if !Self.clearlyUpright(direction) && defersDetector && direction.suggestedRotation == 0 {
+        if defersDetector && Self.leavesWayUpToReading(direction) {
             orientation.question = OrientationQuestion(direction: direction, lettersFound: letters != nil, enlargement: enlargement)
             return orientation
         }
@@ -228,6 +226,15 @@ final class PagePreparer {
     /// Leptonica's reading of a page's letters says upright clearly enough that Tesseract's
     /// slower detector is not asked. Measured on 73 upright pages (real scans and fixtures),
     /// 46 passed; of 219 pages turned by a quarter or a half, none did.
+    /// Whether a page whose orientation detector may wait for its first reading does wait:
+    /// when Leptonica's signal is unclear and leans to no turn. A page it leans to turning is
+    /// asked at once: read first as it came, a page on its side or head costs a reading the
+    /// wrong way before the detector turns it (a weak lean waiting too: docs/reading.md, "What
+    /// `fast` costs").
+    static func leavesWayUpToReading(_ signal: TextDirectionSignal) -> Bool {
+        !clearlyUpright(signal) && signal.suggestedRotation == 0
+    }
+
     static func clearlyUpright(_ signal: TextDirectionSignal) -> Bool {
         signal.upConfidence >= 5 && signal.upConfidence >= 2 * abs(signal.sidewaysConfidence)
     }
