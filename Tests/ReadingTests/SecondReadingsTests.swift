@@ -124,6 +124,20 @@ import Testing
                                              policy: policy))
     }
 
+    @Test func fastsFirstReadingSettlesTheWayUpFromItsOwnThreshold() {
+        let size = PixelSize(width: 1000, height: 1000)
+        // An upright receipt read at 75: under the 85 a second reading is spared from, over the
+        // 70 that spares the orientation detector; a page read on its head at 46 settles nothing.
+        let receipt = Self.words(20, at: 75, width: 0.05, height: 0.01)
+        #expect(policy.settlingReading < policy.confidentReading)
+        #expect(SecondReadings.settlesWayUp(receipt, size: size, policy: policy, from: policy.settlingReading))
+        #expect(!SecondReadings.settlesWayUp(receipt, size: size, policy: policy))
+        #expect(!SecondReadings.settlesWayUp(Self.words(20, at: 46, width: 0.05, height: 0.01), size: size, policy: policy,
+                                             from: policy.settlingReading))
+        #expect(!SecondReadings.settlesWayUp(Self.words(20, at: 95, width: 0.01, height: 0.05), size: size, policy: policy,
+                                             from: policy.settlingReading), "standing words settle nothing")
+    }
+
     @Test func aFewStandingWordsLeaveAPageLevel() {
         let size = PixelSize(width: 1000, height: 1000)
         let level = Self.words(18, at: 92, width: 0.05, height: 0.01), standing = Self.words(2, at: 92, width: 0.01, height: 0.05)

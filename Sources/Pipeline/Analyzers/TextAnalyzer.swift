@@ -60,7 +60,7 @@ struct TextAnalyzer: Analyzer {
                         cancellation: CancellationFlag) throws -> PageFindings {
         let raster = image.takeRaster()
         let first = try read(raster, resolution: image.resolution, with: engine, cancellation: cancellation)
-        if SecondReadings.settlesWayUp(first.text, size: raster.size, policy: policy) { return first }
+        if SecondReadings.settlesWayUp(first.text, size: raster.size, policy: policy, from: policy.settlingReading) { return first }
         if cancellation.isRaised { throw CancellationError() }
         let started = ContinuousClock.now
         let reduction = PagePreparer.reduction(for: raster.size)

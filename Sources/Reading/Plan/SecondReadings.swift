@@ -87,8 +87,15 @@ public enum SecondReadings {
     /// standing lines, whose words stand). `size` is the page's in pixels, on which the
     /// words' boxes are measured.
     public static func settlesWayUp(_ first: RecognizedText, size: PixelSize, policy: PreparationPolicy) -> Bool {
+        settlesWayUp(first, size: size, policy: policy, from: policy.confidentReading)
+    }
+
+    /// The same, sure of it from a mean word confidence of `confidence`: `fast`'s first reading,
+    /// before the orientation detector it may spare, from `PreparationPolicy.settlingReading`.
+    public static func settlesWayUp(_ first: RecognizedText, size: PixelSize, policy: PreparationPolicy,
+                                    from confidence: Double) -> Bool {
         let long = first.words.filter { $0.text.count >= 3 }
-        guard long.count >= policy.wordsToTell, !policy.isUnsure(first) else { return false }
+        guard long.count >= policy.wordsToTell, (first.meanConfidence ?? 0) >= confidence else { return false }
         let level = long.count { $0.box.width * Double(size.width) > $0.box.height * Double(size.height) }
         return Double(level) >= policy.levelWords * Double(long.count)
     }

@@ -13,8 +13,8 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// in `fast`, Tesseract's orientation detector is asked only when the first reading leaves
     /// the way up in doubt (`defersOrientation`). 4: the letters are measured in rows of three
     /// or more (`LetterSize.fewestInARow`), so a texture of marks in pairs no longer enlarges a
-    /// page.
-    public var version = 4
+    /// page. 5: a first reading settles the way up from `settlingReading`, not 85.
+    public var version = 5
 
     /// The modes in which a page whose way up Leptonica's cheap signal leaves unclear is read as
     /// it came first, and Tesseract's orientation detector (0.2 to 0.9 s an A4 page, as much as
@@ -23,6 +23,17 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// as the preparer stands it, and settle its way up themselves (`FusionPolicy.uprightLines`).
     /// Measured side by side in docs/reading.md, "What `fast` costs".
     public var defersOrientation: Set<TextMode> = [.fast]
+
+    /// The mean word confidence from which the first reading of a page whose orientation
+    /// detector waits for it (`defersOrientation`) settles the way up, so that the detector is
+    /// not asked (`SecondReadings.settlesWayUp(_:size:policy:from:)`). Read the wrong way up
+    /// with their words level, the bench's pages turned 180 degrees (`--prepare none`) and the
+    /// turned copies of `rules.py turned` reached 45.5 (tune half) and 44.0 (measure half), the
+    /// two bench pages upside down already (upright once turned) left out; the upright pages
+    /// whose detector waited for their first reading read at 49 to 84 (receipts, scans told 72
+    /// to 96 ppi). 70 keeps 24 points above the wrong way, and 6 above the 64 of
+    /// `confidentReading`'s measure, which counted readings of pages on their side too.
+    public var settlingReading = 70.0
 
     /// The share of a reading's words (of three characters or more) that lie level, wider than
     /// tall on the page, from which that reading is taken for one of a page that does not lie on
