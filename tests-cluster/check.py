@@ -187,17 +187,18 @@ def same(single, merged):
     def documents(folder):
         root = os.path.join(folder, "documents")
         return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, names in os.walk(root) for f in names)
-    if not documents(single):
+    one, both = documents(single), documents(merged)
+    if not one:
         fail("the single run wrote no documents/")
-    if documents(single) != documents(merged):
+    if one != both:
         fail("documents/ differs: %r in the single run only, %r in the merge only"
-             % (sorted(set(documents(single)) - set(documents(merged)))[:3], sorted(set(documents(merged)) - set(documents(single)))[:3]))
-    for name in documents(single):
+             % (sorted(set(one) - set(both))[:3], sorted(set(both) - set(one))[:3]))
+    for name in one:
         with open(os.path.join(single, "documents", name), "rb") as one_file, \
                 open(os.path.join(merged, "documents", name), "rb") as merged_file:
             if one_file.read() != merged_file.read():
                 fail("documents/%s differs between the single run and the merge" % name)
-    print("%d pages, %d documents, %s rows equal" % (len(a), len(documents(single)),
+    print("%d pages, %d documents, %s rows equal" % (len(a), len(one),
                                                     ", ".join("%d %s" % (n, t) for t, n in counts.items())))
 
 

@@ -23,6 +23,10 @@ struct ReadingOrderTests {
         for (name, fixture) in copies {
             try FileManager.default.copyItem(atPath: Fixtures.path(fixture), toPath: folder + "/" + name)
         }
+        // The walk carries each file's bytes, whether found in a folder or named directly.
+        let sizes = try copies.map { try FileManager.default.attributesOfItem(atPath: folder + "/" + $0.0)[.size] as! Int }
+        #expect(InputCollector.walk([folder]).inputs.map(\.byteCount) == sizes)
+        #expect(InputCollector.walk([folder + "/b.png", "https://example.org/page.png"]).inputs.map(\.byteCount) == [sizes[1], nil])
         let annotator = Annotator(settings: AnnotationSettings.readingFast(detectFaces: false), jobs: 1)
         let (events, continuation) = AsyncStream.makeStream(of: BatchEvent.self)
         let batch = Task { try await annotator.annotate([folder], into: scratch.path + "/out", events: continuation) }

@@ -259,7 +259,7 @@ private struct BatchSetup: Sendable {
         let collection = walk.inputs
         positions = collection.indices.filter { shard?.contains(collection[$0]) ?? true }
         files = positions.map { collection[$0] }
-        readingOrder = FileQueue.largestFirst(files.map(Self.byteCount))
+        readingOrder = FileQueue.largestFirst(files.map(\.byteCount))
         batchFolders = walk.batchFolders
         collectionSize = collection.count
         documentNames = DocumentNames(sources: collection.map(\.path))
@@ -313,14 +313,6 @@ private struct BatchSetup: Sendable {
             }
         }
         return (retained, pruned)
-    }
-
-    /// The bytes of a local file, or nil: a URL, a file that cannot be examined, a folder.
-    private static func byteCount(of input: InputCollector.Input) -> Int? {
-        guard input.problem == nil, !RemoteFetcher.isRemote(input.path) else { return nil }
-        var info = stat()
-        guard stat(input.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int(info.st_size)
     }
 
     private static func isFolder(_ path: String) -> Bool {

@@ -39,27 +39,32 @@ public enum InputCollector {
         var files: [Input] = []
         var batchFolders: [String] = []
         var unreadableFolders: [String] = []
-        func add(_ path: String, relativePath: String, problem: String? = nil) {
+        func add(_ path: String, relativePath: String, problem: String? = nil, byteCount: Int? = nil) {
             let key = URL(fileURLWithPath: path).standardizedFileURL.path
-            if seen.insert(key).inserted { files.append(Input(path: path, relativePath: relativePath, problem: problem)) }
+            guard seen.insert(key).inserted else { return }
+            var input = Input(path: path, relativePath: relativePath, problem: problem)
+            input.byteCount = byteCount
+            files.append(input)
         }
         for path in paths {
             if RemoteFetcher.isRemote(path) {
                 if seen.insert(path).inserted { files.append(Input(remote: path)) }
                 continue
             }
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            var info = stat()
+            let examined = stat(path, &info) == 0
+            if examined, info.st_mode & S_IFMT == S_IFDIR {
                 let found = imagesBelow(path)
                 func below(_ relative: String) -> String { relative.isEmpty ? path : (path as NSString).appendingPathComponent(relative) }
                 for image in found.images {
                     add(below(image.relativePath), relativePath: image.relativePath.isEmpty ? "." : image.relativePath,
-                        problem: image.problem)
+                        problem: image.problem, byteCount: image.byteCount)
                 }
                 batchFolders += found.batchFolders.map(below)
                 unreadableFolders += found.unreadableFolders.map(below)
             } else {
-                add(path, relativePath: (path as NSString).lastPathComponent)
+                add(path, relativePath: (path as NSString).lastPathComponent,
+                    byteCount: examined && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil)
             }
         }
         return Walk(inputs: files, batchFolders: batchFolders, unreadableFolders: unreadableFolders)
@@ -80,6 +85,9 @@ public enum InputCollector {
         /// A URL's full form, to fetch it, when `path` is its redacted form (`RedactedURL`):
         /// kept in memory only, never shown or stored.
         var fetchURL: String?
+        /// The file's bytes when the walk found a regular file, which stand for its cost
+        /// (`FileQueue.largestFirst`); nil for a URL or a file it could not examine.
+        public var byteCount: Int?
 
         public init(path: String, relativePath: String, problem: String? = nil) {
             self.path = path
@@ -101,18 +109,18 @@ public enum InputCollector {
     /// that the run reports it as it reports a file it cannot read.
     private static func imagesBelow(
         _ folder: String
-    ) -> (images: [(relativePath: String, problem: String?)], batchFolders: [String], unreadableFolders: [String]) {
+    ) -> (images: [(relativePath: String, problem: String?, byteCount: Int?)], batchFolders: [String], unreadableFolders: [String]) {
         struct FolderID: Hashable {
             var device: UInt
             var inode: UInt
         }
         var visited = Set<FolderID>()
-        var found: [(relativePath: String, problem: String?)] = []
+        var found: [(relativePath: String, problem: String?, byteCount: Int?)] = []
         var batchFolders: [String] = []
         var unreadable: [String] = []
         func cannotRead(_ relative: String, _ what: String) {
             let cause = systemError()
-            found.append((String(relative.dropLast()), "\(what): \(cause); pages read from it before are kept"))
+            found.append((String(relative.dropLast()), "\(what): \(cause); pages read from it before are kept", nil))
             unreadable.append(String(relative.dropLast()))
         }
         func walk(_ directory: String, relative: String) {
@@ -136,7 +144,7 @@ public enum InputCollector {
                 guard let name = String(validating: bytes, as: UTF8.self) else {
                     let shown = escaped(bytes)
                     if hasImageExtension(shown) {
-                        found.append((relative + shown, "its name is not valid UTF-8; rename the file to read it"))
+                        found.append((relative + shown, "its name is not valid UTF-8; rename the file to read it", nil))
                     }
                     continue
                 }
@@ -148,7 +156,9 @@ public enum InputCollector {
                 } else if !examined, entry.pointee.d_type == UInt8(DT_DIR), errno != ENOENT {
                     cannotRead(relative + name + "/", "cannot open the folder")  // listed, but not to be looked into
                 } else if hasImageExtension(name) {
-                    found.append((relative + name, nil))  // broken links too: reading says why
+                    // Broken links too: reading says why.
+                    let size = examined && entryInfo.st_mode & S_IFMT == S_IFREG ? Int(entryInfo.st_size) : nil
+                    found.append((relative + name, nil, size))
                 }
             }
         }
