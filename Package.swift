@@ -158,7 +158,7 @@ let package = Package(
             name: "GlossPipeline",
             dependencies: [
                 "GlossGeometry", "GlossContract", "GlossImaging", "GlossTextRecognition", "GlossPreparation", "GlossFaceDetection",
-                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralReading", "GlossReading", "GlossPDFGraft",
+                "GlossModels", "GlossReports", "GlossIndex", "GlossNeuralNetwork", "GlossNeuralReading", "GlossReading", "GlossPDFGraft",
             ],
             path: "Sources/Pipeline", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
@@ -235,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "NeuralReadingTests",
             dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossNeuralKernelChoice", "GlossModels", "GlossContract",
-                           "GlossGeometry", "GlossImaging", "GlossTestSupport", "CZlib"],
+                           "GlossGeometry", "GlossImaging", "GlossPreparation", "GlossTestSupport", "CZlib"],
             exclude: ["Golden"], swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -272,7 +272,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft", "GlossReading",
+            dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft", "GlossReading", "GlossNeuralReading",
                            "GlossServe", "GlossHTTP"],
             swiftSettings: swiftSettings
         ),

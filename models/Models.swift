@@ -90,6 +90,17 @@ public struct PPOCRNetworks: Sendable {
                                  choice: choice)
     }
 
+    /// The built-in line classifier alone (fp32), for a page's way up before any reading
+    /// (`LineTurns`): 0.6 MB, where the three networks are 30.
+    public static func bundledClassifier() throws(NeuralModelError) -> Network {
+        guard Models.supportsNeuralNetwork else {
+            throw NeuralModelError(model: nil, reason: "this processor lacks AVX2 and FMA, which Gloss's network code is built for")
+        }
+        let bytes = Models.ppocrClassifier
+        defer { Models.releasePages(of: bytes) }
+        return try network(file(bytes, model: .classifier, outputs: 2), model: .classifier, products: .fp32)
+    }
+
     /// Builds each network from its model's bytes, checking on the way what a damaged or
     /// mismatched file gets wrong: the magic, sizes and shapes (`ModelFile`, `Network`), each
     /// network taking three channels, the detector giving one map, the classifier two

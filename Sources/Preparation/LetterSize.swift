@@ -25,26 +25,11 @@ public struct LetterSize: Sendable, Equatable {
 
     /// Measures `page` (grey or colour); nil when it holds too few letter-shaped marks.
     public init?(of page: Raster) {
-        let grey = page.layout == .gray ? page : page.grayscale()
-        guard grey.width > 2, grey.height > 2 else { return nil }
-        let levels = Raster.histogram(of: grey.pixels)
-        let threshold = Raster.otsuThreshold(histogram: levels)
-        let dark = levels[...Int(threshold)].reduce(0, +)
-        // Light text on a dark page: the letters are the light side.
-        let inkIsDark = dark * 2 <= grey.pixels.count
-        let marks = Marks(in: grey, threshold: threshold, inkIsDark: inkIsDark)
-        let tallest = max(8, grey.height / 8)
-        // Shading: large marks that are mostly ink, the merged dots of a halftone or dither.
-        let shading = marks.boxes.filter { $0.height > 24 && $0.width > 24 && $0.pixels * 4 >= $0.width * $0.height }
-        let candidates = marks.boxes.filter { mark in
-            mark.looksLikeALetter(tallest: tallest) && !shading.contains {
-                $0.minX <= mark.minX && $0.maxX >= mark.maxX && $0.minY <= mark.minY && $0.maxY >= mark.maxY
-                    && $0.width * $0.height >= 4 * mark.width * mark.height
-            }
-        }
+        guard let found = Self.letterMarks(on: page) else { return nil }
+        let (candidates, isLetter, tallest) = (found.candidates, found.isLetter, found.tallest)
         var histogram = [Int](repeating: 0, count: tallest + 2)
         var letters = 0
-        for (mark, isLetter) in zip(candidates, Self.letters(among: candidates)) where isLetter {
+        for (mark, isLetter) in zip(candidates, isLetter) where isLetter {
             histogram[mark.height] += 1
             letters += 1
         }
@@ -60,6 +45,91 @@ public struct LetterSize: Sendable, Equatable {
 }
 
 extension LetterSize {
+    /// The marks of a letter's shape on `page`, whether each is a letter of a line of text
+    /// (`letters(among:)`), the row each belongs to, and the tallest height taken for a
+    /// letter; nil for a page too small to measure.
+    static func letterMarks(on page: Raster)
+        -> (candidates: [Marks.Box], isLetter: [Bool], rows: [Int], tallest: Int)? {
+        marks(on: page).map { letterMarks(among: $0.boxes, pageHeight: $0.height) }
+    }
+
+    /// The marks of ink on `page` (grey or colour), split from the paper at the grey level
+    /// Otsu's method finds, and the page's size; nil for a page too small to measure.
+    static func marks(on page: Raster) -> (boxes: [Marks.Box], width: Int, height: Int)? {
+        let grey = page.layout == .gray ? page : page.grayscale()
+        guard grey.width > 2, grey.height > 2 else { return nil }
+        let levels = Raster.histogram(of: grey.pixels)
+        let threshold = Raster.otsuThreshold(histogram: levels)
+        let dark = levels[...Int(threshold)].reduce(0, +)
+        // Light text on a dark page: the letters are the light side.
+        let inkIsDark = dark * 2 <= grey.pixels.count
+        return (Marks(in: grey, threshold: threshold, inkIsDark: inkIsDark).boxes, grey.width, grey.height)
+    }
+
+    /// Which of `boxes`, the marks of a page `pageHeight` pixels tall, are letter-shaped, and of
+    /// those which are letters of a line and in which row.
+    static func letterMarks(among boxes: [Marks.Box], pageHeight: Int)
+        -> (candidates: [Marks.Box], isLetter: [Bool], rows: [Int], tallest: Int) {
+        let tallest = max(8, pageHeight / 8)
+        // Shading: large marks that are mostly ink, the merged dots of a halftone or dither.
+        let shading = boxes.filter { $0.height > 24 && $0.width > 24 && $0.pixels * 4 >= $0.width * $0.height }
+        let candidates = boxes.filter { mark in
+            mark.looksLikeALetter(tallest: tallest) && !shading.contains {
+                $0.minX <= mark.minX && $0.maxX >= mark.maxX && $0.minY <= mark.minY && $0.maxY >= mark.maxY
+                    && $0.width * $0.height >= 4 * mark.width * mark.height
+            }
+        }
+        let (isLetter, rows) = letterRows(among: candidates)
+        return (candidates, isLetter, rows, tallest)
+    }
+
+    /// A row of letters on a page: the box of its marks, in the page's pixels (origin top
+    /// left), and how many letters it holds.
+    public struct Row: Sendable, Equatable {
+        public var box: PixelRect
+        public var letters: Int
+    }
+
+    /// The rows of letters on `page` (`letters(among:)`), most letters first: pieces of its
+    /// lines of text, a word or more each, found without reading anything.
+    public static func rows(on page: Raster) -> [Row] {
+        letterMarks(on: page).map(rows(of:)) ?? []
+    }
+
+    /// The rows of letters on `page` as it stands and on the page stood up a quarter turn
+    /// clockwise (`PageTransform(quarterTurns: 1)`), in that page's pixels: the marks are found
+    /// once, and turned as boxes.
+    public static func rowsBothWays(on page: Raster) -> (across: [Row], stood: [Row]) {
+        guard let found = marks(on: page) else { return ([], []) }
+        // A clockwise quarter turn takes the pixel (x, y) of a page h tall to (h - 1 - y, x).
+        let turned = found.boxes.map { box in
+            Marks.Box(minX: found.height - 1 - box.maxY, minY: box.minX, maxX: found.height - 1 - box.minY, maxY: box.maxX,
+                      pixels: box.pixels)
+        }
+        return (rows(of: letterMarks(among: found.boxes, pageHeight: found.height)),
+                rows(of: letterMarks(among: turned, pageHeight: found.width)))
+    }
+
+    /// The rows of `found`'s letters, most letters first.
+    private static func rows(of found: (candidates: [Marks.Box], isLetter: [Bool], rows: [Int], tallest: Int)) -> [Row] {
+        var boxes: [Int: (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)] = [:]
+        for index in found.candidates.indices where found.isLetter[index] {
+            let mark = found.candidates[index]
+            if let row = boxes[found.rows[index]] {
+                boxes[found.rows[index]] = (min(row.minX, mark.minX), min(row.minY, mark.minY), max(row.maxX, mark.maxX),
+                                            max(row.maxY, mark.maxY), row.count + 1)
+            } else {
+                boxes[found.rows[index]] = (mark.minX, mark.minY, mark.maxX, mark.maxY, 1)
+            }
+        }
+        return boxes.values
+            .map { Row(box: PixelRect(x: $0.minX, y: $0.minY, width: $0.maxX - $0.minX + 1, height: $0.maxY - $0.minY + 1),
+                       letters: $0.count) }
+            .sorted { $0.letters != $1.letters ? $0.letters > $1.letters : ($0.box.y, $0.box.x) < ($1.box.y, $1.box.x) }
+    }
+}
+
+extension LetterSize {
     /// Which marks are letters of a line of text: each sits in a row of at least
     /// `fewestInARow` marks of about its height, side by side on one line, and none has a mark
     /// of its height stacked closely above or below it.
@@ -71,7 +141,10 @@ extension LetterSize {
     /// sparser: two of them fall side by side by chance, but seldom a row of three, where a
     /// line of letters makes one of every word (`receipt-dm`: the card's 5 px outvoted the
     /// receipt's 20 px letters, and the page was enlarged twice over to read its texture).
-    static func letters(among marks: [Marks.Box]) -> [Bool] {
+    static func letters(among marks: [Marks.Box]) -> [Bool] { letterRows(among: marks).isLetter }
+
+    /// `letters(among:)`, with the row of each mark: marks of one row share its number.
+    static func letterRows(among marks: [Marks.Box]) -> (isLetter: [Bool], rows: [Int]) {
         let cell = 16
         var grid: [Int: [Int32]] = [:]
         func key(_ column: Int, _ row: Int) -> Int { row << 24 | column }
@@ -115,7 +188,8 @@ extension LetterSize {
         }
         var rowSizes = [Int](repeating: 0, count: marks.count)
         for index in marks.indices where alone[index] { rowSizes[rows.root(index)] += 1 }
-        return marks.indices.map { alone[$0] && rowSizes[rows.root($0)] >= fewestInARow }
+        let roots = marks.indices.map { rows.root($0) }
+        return (marks.indices.map { alone[$0] && rowSizes[roots[$0]] >= fewestInARow }, roots)
     }
 
     /// A row of fewer marks than this is not taken for letters: pairs fall together by chance in

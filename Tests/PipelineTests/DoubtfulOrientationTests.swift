@@ -2,6 +2,7 @@ import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
+import GlossNeuralReading
 @testable import GlossPipeline
 import GlossTestSupport
 import GlossTextRecognition
@@ -103,6 +104,22 @@ struct DoubtfulOrientationTests {
         #expect(!waits(12, 1), "clearly upright: nothing to ask")
         #expect(waits(1, 0.5) && waits(4, -3), "unclear, leaning to no turn")
         #expect(!waits(-3, 1) && !waits(2, -4.9) && !waits(-8, 1) && !waits(1, 6), "a lean to the head or a side is asked at once")
+    }
+
+    @Test("rows of letters settle the way up when they run one way and the classifier is sure which way up they read")
+    func letterRowsSettleTheWayUp() {
+        func wayUp(_ across: Int, _ stood: Int, _ lines: Int, _ upsideDown: Int) -> Int? {
+            LetterRows(lettersAcross: across, lettersStood: stood, turns: LineTurns(lines: lines, upsideDown: upsideDown)).wayUp
+        }
+        #expect(wayUp(492, 0, 16, 0) == 0 && wayUp(289, 73, 16, 4) == 0, "across, a quarter or fewer upside down")
+        #expect(wayUp(492, 0, 16, 16) == 180 && wayUp(2608, 3, 16, 12) == 180, "across, three quarters or more")
+        #expect(wayUp(0, 492, 16, 0) == 90 && wayUp(71, 289, 12, 9) == 270, "down the page: read stood up a quarter turn")
+        #expect(wayUp(2608, 3, 16, 10) == nil && wayUp(2608, 3, 16, 5) == nil, "a classifier torn between the two")
+        #expect(wayUp(41, 20, 16, 0) == nil && wayUp(20, 41, 16, 0) == nil, "rows that run neither way clearly")
+        #expect(wayUp(492, 0, 7, 0) == nil && wayUp(0, 0, 0, 0) == nil, "too few rows to read")
+        #expect(LetterRows(lettersAcross: 0, lettersStood: 0).direction == nil)
+        #expect(LetterRows(lettersAcross: 300, lettersStood: 100).direction == 0)
+        #expect(LetterRows(lettersAcross: 100, lettersStood: 300).direction == 1)
     }
 
     /// `expected`'s words as they lie on the page made from the upright one by `steps`, in turn.
@@ -225,28 +242,31 @@ struct DoubtfulOrientationTests {
         #expect(PagePreparer.levellingSkew(of: [blank], turnedBy: 0) == 0)
     }
 
-    @Test("a real photographed page the detector is unsure of reads upright, its boxes on the turned input",
+    @Test("a real photographed page the detector is unsure of reads upright by its rows, its boxes on the turned input",
           arguments: [1])
     func aRealPageIsStoodUp(turns: Int) async throws {
         let scratch = try ScratchFolder()
         let upright = try ImageFile(contentsOf: Fixtures.path("scans/page.png")).decodePage().raster
         let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)
-        // The upright page read as a doubted one is: its letters are enlarged, and the turns of a
-        // page in doubt are read at their own size too (`SecondReadings.comparesAtOwnSize`).
-        let analyzer = TextAnalyzer(options: RecognitionOptions(), steps: .auto)
-        var given = AnalyzerImage(raster: upright, resolution: nil)
-        given.doubtfulOrientation = DoubtfulOrientation(applied: 0, other: turns * 90)
-        let straight = try analyzer.analyze(given, with: try analyzer.makeEngine(), cancellation: CancellationFlag()).text
+        // The upright page read as the turned one is, once, its letters enlarged.
+        let straight = try await PreparationTests.read(upright, with: PreparationTests.preparing, in: scratch, name: "upright")
         let report = try await PreparationTests.read(upright.transformed(by: turn), with: PreparationTests.preparing,
                                                      in: scratch, name: "turned")
         let record = try #require(report.preparation)
-        // Tesseract's detector is far from sure of this page (under 2 on its scale).
-        #expect(try #require(record.orientationConfidence) < PagePreparer.surelyTurned)
+        // Tesseract's detector is far from sure of this page (under 2 on its scale), and would
+        // have it read both ways; its rows of letters settle it, and it is read once.
+        var page = try ImageFile(contentsOf: Fixtures.path("scans/page.png")).decodePage()
+        page.raster = upright.transformed(by: turn)
+        page.size = page.raster.size
+        let detected = PagePreparer(dataPath: nil, readsLetterRows: false).prepare(page)
+        #expect(try #require(detected.record.orientationConfidence) < PagePreparer.surelyTurned)
+        #expect(detected.doubt != nil && detected.doubt?.appliedIsSure == false)
+        #expect(record.orientationConfidence == nil)
         #expect(record.rotation == (4 - turns) * 90)
-        #expect(record.rotationSetAside == 0)
+        #expect(record.rotationSetAside == nil)
         #expect(straight.words.count >= 30)
         let found = report.words.map { PixelWord(text: $0.text, box: $0.box) }
-        let expected = straight.words.map { PixelWord(text: $0.text, box: PixelRect($0.box, in: upright.size)) }
+        let expected = straight.words.map { PixelWord(text: $0.text, box: $0.box) }
         #expect(Double(Set(found.map(\.text)).intersection(expected.map(\.text)).count)
                 >= 0.9 * Double(Set(expected.map(\.text)).count))
         // The words each reading has once land where the turned page has them.

@@ -11,10 +11,10 @@ import Testing
     @Test func theDefaultEngineLeavesTheFingerprintAsItWas() throws {
         #expect(AnnotationSettings().textEngine == .tesseract)
         // The batches on disk from before the engine were read with smiles; the fingerprint is
-        // SettingsTests' for `fast` with smiles (its PreparationPolicy now version 5).
+        // SettingsTests' for `fast` with smiles (its PreparationPolicy now version 6).
         var smiling = AnnotationSettings.readingFast()
         smiling.detectSmiles = true
-        #expect(smiling.fingerprint == "62beb59894718831")
+        #expect(smiling.fingerprint == "7a22737eac2c4914")
         let parsed = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png"]))
         #expect(parsed.textEngine == .tesseract && parsed.fingerprint == AnnotationSettings().fingerprint)
         let tesseract = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png", "--engine", "tesseract"]))

@@ -143,3 +143,46 @@ import Testing
                 == TextScale(factor: 1, resolution: 200))
     }
 }
+
+/// The rows of letters a page's lines are found in before any reading (`LetterSize.rows(on:)`).
+@Suite struct LetterRowsTests {
+    private func sans() throws -> Raster {
+        try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage(0).raster.grayscale()
+    }
+
+    @Test("an upright page's letters lie in rows across it, and in none once it is stood on its side")
+    func rowsRunAcrossAnUprightPage() throws {
+        let page = try sans()
+        let across = LetterSize.rows(on: page)
+        let down = LetterSize.rows(on: page.transformed(by: PageTransform(quarterTurns: 1, inputSize: page.size)))
+        let letters = across.reduce(0) { $0 + $1.letters }
+        #expect(letters > 100)
+        #expect(down.reduce(0) { $0 + $1.letters } * 10 < letters)
+        // Most letters first, each row inside the page and wider than tall, as a line is.
+        #expect(across.map(\.letters) == across.map(\.letters).sorted(by: >))
+        #expect(across.filter { $0.letters >= 4 }.allSatisfy { row in
+            row.box.x >= 0 && row.box.y >= 0 && row.box.maxX <= page.width && row.box.maxY <= page.height
+                && row.box.width > 2 * row.box.height
+        })
+    }
+
+    @Test("the rows found both ways at once are those found on the page and on the page stood up",
+          arguments: ["text/sans.png", "scans/page.png", "tables/sparse-numbers.png"])
+    func rowsBothWaysAreEachWaysRows(fixture: String) throws {
+        let page = try ImageFile(contentsOf: Fixtures.path(fixture)).decodePage(0).raster.grayscale()
+        let both = LetterSize.rowsBothWays(on: page)
+        #expect(both.across == LetterSize.rows(on: page))
+        #expect(both.stood == LetterSize.rows(on: page.transformed(by: PageTransform(quarterTurns: 1, inputSize: page.size))))
+        #expect(!both.across.isEmpty)
+    }
+
+    @Test("the rows on the fixture's first line, 'The quick brown fox jumps', lie within its drawn words")
+    func rowsLieOnTheirLine() throws {
+        let page = try sans()
+        let line = try Fixtures.truth("text/sans.json")[0].words.filter { $0.line == 0 }.map(\.box)
+        let top = try #require(line.map(\.y).min()), bottom = try #require(line.map { $0.y + $0.height }.max())
+        let rows = LetterSize.rows(on: page).filter { $0.box.y < bottom && $0.box.maxY > top }
+        #expect(rows.reduce(0) { $0 + $1.letters } >= 15)
+        #expect(rows.allSatisfy { $0.box.y >= top - 2 && $0.box.maxY <= bottom + 2 }, "\(rows) in \(top)..<\(bottom)")
+    }
+}

@@ -13,8 +13,10 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// in `fast`, Tesseract's orientation detector is asked only when the first reading leaves
     /// the way up in doubt (`defersOrientation`). 4: the letters are measured in rows of three
     /// or more (`LetterSize.fewestInARow`), so a texture of marks in pairs no longer enlarges a
-    /// page. 5: a first reading settles the way up from `settlingReading`, not 85.
-    public var version = 5
+    /// page. 5: a first reading settles the way up from `settlingReading`, not 85. 6: rows of
+    /// letters read by the line classifier settle the way up before either detector is asked
+    /// (`LetterRows`).
+    public var version = 6
 
     /// The modes in which a page whose way up Leptonica's cheap signal leaves unclear is read as
     /// it came first, and Tesseract's orientation detector (0.2 to 0.9 s an A4 page, as much as
