@@ -93,7 +93,8 @@ def main():
         orientation = [step for step in section["steps"] if step["step"] == "orientation"]
         check(orientation and orientation[0]["text"].startswith("Turned 90° clockwise") and orientation[0]["changed"],
               "the orientation step reads %s" % orientation)
-        check("orientation confidence" in orientation[0]["text"], "no confidence in %r" % orientation[0]["text"])
+        check("(by " in orientation[0]["text"] and "rows of letters)" in orientation[0]["text"],
+              "no rows of letters in %r" % orientation[0]["text"])
         check(section["asItCame"] is None, "a turned page says it was read as it came")
         for step in section["steps"]:
             check(step["ms"].endswith(" ms"), "step %s has no time: %r" % (step["step"], step["ms"]))

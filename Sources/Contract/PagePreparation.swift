@@ -9,6 +9,9 @@ public struct PagePreparation: Codable, Sendable, Equatable {
     /// The orientation detector's confidence in `rotation`, on its own scale; nil when the
     /// orientation was not asked (the page read well as it came).
     public var orientationConfidence: Double?
+    /// How many rows of letters the line classifier read when they settled `rotation` without
+    /// the orientation detector (`LetterRows`); nil when they did not.
+    public var rowsRead: Int?
     /// A turn that was read and set aside: the orientation detector was unsure, the page was
     /// read both ways, and `rotation` read the more confidently. nil when read one way only.
     public var rotationSetAside: Int?
@@ -57,6 +60,7 @@ public struct PagePreparation: Codable, Sendable, Equatable {
             merged.rotationSetAside = setAside
         }
         merged.orientationConfidence = orientationConfidence ?? other.orientationConfidence
+        merged.rowsRead = rowsRead ?? other.rowsRead
         if other.skew != 0 { merged.skew = other.skew }
         if other.scale != 1 { merged.scale = other.scale }
         merged.xHeight = xHeight ?? other.xHeight

@@ -69,14 +69,16 @@ public struct PreparationSummary: Equatable, Sendable {
         self.steps = steps
     }
 
-    /// "Turned 90° clockwise (orientation confidence 12.3)"; "Already upright" when the
+    /// "Turned 90° clockwise (orientation confidence 12.3)", or "(by 16 rows of letters)" when
+    /// its rows settled it; "Already upright" when the
     /// orientation was checked and kept; nil when it was not checked at all. A page read both
     /// ways says which it was read more confidently than.
     static func orientation(_ record: PagePreparation, timed: Bool) -> String? {
-        let confidence = record.orientationConfidence.map { " (orientation confidence " + DecimalText.format($0, maximumFractionDigits: 1) + ")" } ?? ""
+        let confidence = record.orientationConfidence.map { " (orientation confidence " + DecimalText.format($0, maximumFractionDigits: 1) + ")" }
+            ?? record.rowsRead.map { " (by \($0) rows of letters)" } ?? ""
         let comparison = record.rotationSetAside.map { ", read more confidently than " + (turning($0) ?? "as it came") } ?? ""
         guard let turned = turning(record.rotation) else {
-            return timed || record.orientationConfidence != nil ? "Already upright" + confidence + comparison : nil
+            return timed || !confidence.isEmpty ? "Already upright" + confidence + comparison : nil
         }
         let headline = record.rotation % 360 == 180 ? "Turned 180°: it was upside down" : turned.prefix(1).uppercased() + turned.dropFirst()
         return headline + confidence + comparison

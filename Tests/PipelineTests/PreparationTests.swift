@@ -63,7 +63,8 @@ struct PreparationTests {
         let preparation = try #require(report.preparation)
         #expect(preparation.rotation == (4 - turns) * 90)
         // Its rows of letters settled the way up: Tesseract's detector was not asked.
-        #expect(preparation.orientationConfidence == nil && preparation.timings["rows"] != nil)
+        #expect(preparation.orientationConfidence == nil)
+        #expect(try #require(preparation.rowsRead) >= 8)
         #expect(preparation.timings["orientation"] != nil)
         #expect((report.width, report.height) == (turn.preparedSize.width, turn.preparedSize.height))
         #expect(abs(try Self.f1(report) - Self.f1(straight)) <= 0.01)
@@ -98,7 +99,9 @@ struct PreparationTests {
         let byDetector = PagePreparer(dataPath: nil, readsLetterRows: false).prepare(page)
         #expect(byRows.record.rotation == (4 - turns) * 90 && byDetector.record.rotation == byRows.record.rotation)
         #expect(byRows.record.orientationConfidence == nil)
+        #expect(try #require(byRows.record.rowsRead) >= 8)
         #expect(try #require(byDetector.record.orientationConfidence) >= 8)
+        #expect(byDetector.record.rowsRead == nil)
         // Each is sure: the page is read turned over too only when its reading looks garbled.
         #expect(byRows.doubt == .overturned(from: byRows.record.rotation))
     }
@@ -188,7 +191,8 @@ struct PreparationTests {
         #expect(record.rotationSetAside == nil || record.rotationSetAside == 0)
         // Its rows, measured at the letters' own size (7 px), settled the way up, where
         // Tesseract's detector reads these letters at 1.6 to 2.1 unless they are enlarged.
-        #expect(record.orientationConfidence == nil && record.timings["rows"] != nil)
+        #expect(record.orientationConfidence == nil)
+        #expect(try #require(record.rowsRead) >= 8)
         #expect(straight.words.count >= 40)
         #expect(report.words.map(\.text) == straight.words.map(\.text))
     }

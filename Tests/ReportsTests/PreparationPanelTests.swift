@@ -116,6 +116,19 @@ struct PreparationPanelTests {
         #expect(summary.readAsItCame)
     }
 
+    @Test func aTurnSettledByRowsOfLettersSaysSo() {
+        var record = PagePreparation()
+        record.rotation = 270
+        record.rowsRead = 16
+        record.timings.record("orientation", milliseconds: 48)
+        #expect(PreparationSummary(record).steps.first?.text == "Turned 90° counter-clockwise (by 16 rows of letters)")
+        record.rotation = 0
+        #expect(PreparationSummary(record).steps.first?.text == "Already upright (by 16 rows of letters)")
+        var stage = PagePreparation()
+        stage.rotation = 90
+        #expect(stage.merged(with: record).rowsRead == 16 && record.merged(with: stage).rowsRead == 16)
+    }
+
     @Test func theTextAnalyzersTurnIsThePagesTurn() {
         var stage = PagePreparation()
         stage.rotation = 90

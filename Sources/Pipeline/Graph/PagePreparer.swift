@@ -113,8 +113,9 @@ final class PagePreparer {
         let direction = (orientation.letterInk ?? ink).textDirection(certainlyUpright: Self.certainlyUpright)
         // Rows of letters that run one way, most of them upright (or most upside down) to the line
         // classifier, settle the way up for a tenth of Tesseract's detector's time (`LetterRows`).
-        if readsLetterRows, !Self.clearlyUpright(direction), let rows = letterRows(on: working, record: &record), let wayUp = rows.wayUp {
+        if readsLetterRows, !Self.clearlyUpright(direction), let rows = letterRows(on: working), let wayUp = rows.wayUp {
             orientation.rotation = wayUp
+            record.rowsRead = rows.turns?.lines
             if letters != nil { orientation.doubt = .overturned(from: wayUp) }
             return orientation
         }
@@ -198,9 +199,7 @@ final class PagePreparer {
 
     /// The rows of letters on `working`, as it stands and stood up, and the line classifier's
     /// reading of those across; nil when the classifier cannot be loaded.
-    private func letterRows(on working: Raster, record: inout PagePreparation) -> LetterRows? {
-        let clock = ContinuousClock(), started = clock.now
-        defer { record.timings.record("rows", clock.now - started) }
+    private func letterRows(on working: Raster) -> LetterRows? {
         if classifier == nil, !classifierUnavailable {
             do {
                 classifier = try PPOCRNetworks.bundledClassifier()
