@@ -198,7 +198,7 @@ final class PagePreparer {
     }
 
     /// The rows of letters on `working`, as it stands and stood up, and the line classifier's
-    /// reading of those across; nil when the classifier cannot be loaded.
+    /// reading of those that run one way; nil when the classifier cannot be loaded.
     private func letterRows(on working: Raster) -> LetterRows? {
         if classifier == nil, !classifierUnavailable {
             do {
@@ -340,14 +340,14 @@ final class PagePreparer {
 
 /// A page's way up from its rows of letters, measured before any reading: whether its rows run
 /// across the page (letters in rows as it stands) or down it (in rows once it is stood up a
-/// quarter turn), and which way up the line classifier reads those across.
+/// quarter turn), and which way up the line classifier reads the rows that run one way.
 ///
 /// Leptonica's signal reads the ascenders and descenders of the letters, which tables of
 /// figures, capitals and receipts have few of: it leans to turning 21 of the 73 upright bench
 /// pages, which then paid Tesseract's orientation detector (0.4 to 0.7 s an A4 page). This
-/// signal costs 10 to 40 ms (the rows twice, and the classifier on up to 16 of them).
+/// signal costs 10 to 80 ms (the marks found once, and the classifier on up to 16 rows).
 struct LetterRows: Sendable, Equatable {
-    /// The letters in rows (`LetterSize.rows(on:)`) on the page as it stands.
+    /// The letters in rows (`LetterSize.rowsBothWays(on:)`) on the page as it stands.
     var lettersAcross: Int
     /// The letters in rows on the page stood up a quarter turn clockwise.
     var lettersStood: Int
@@ -364,7 +364,7 @@ struct LetterRows: Sendable, Equatable {
     static let fewestLines = 8
     /// The rows run one way when the page holds this many times the letters in rows that way
     /// as the other. Upright pages held at least 2.4 times as many across as down (a table of
-    /// figures, 41 against 17); pages on their side at least 3.3 times as many down.
+    /// figures, 41 against 20); pages on their side at least 3.3 times as many down.
     static let oneWay = 3
 
     /// The clockwise quarter turns, 0 or 1, after which the rows run across the page; nil when
