@@ -44,12 +44,21 @@ public struct LetterSize: Sendable, Equatable {
     }
 }
 
+/// The letter-shaped marks of a page, whether each is a letter of a line of text
+/// (`LetterSize.letters(among:)`), the row of each (marks of one row share its number), and the
+/// tallest height taken for a letter.
+struct LetterMarks {
+    var candidates: [Marks.Box]
+    var isLetter: [Bool]
+    var rows: [Int]
+    var tallest: Int
+}
+
 extension LetterSize {
     /// The marks of a letter's shape on `page`, whether each is a letter of a line of text
     /// (`letters(among:)`), the row each belongs to, and the tallest height taken for a
     /// letter; nil for a page too small to measure.
-    static func letterMarks(on page: Raster)
-        -> (candidates: [Marks.Box], isLetter: [Bool], rows: [Int], tallest: Int)? {
+    static func letterMarks(on page: Raster) -> LetterMarks? {
         marks(on: page).map { letterMarks(among: $0.boxes, pageHeight: $0.height) }
     }
 
@@ -68,8 +77,7 @@ extension LetterSize {
 
     /// Which of `boxes`, the marks of a page `pageHeight` pixels tall, are letter-shaped, and of
     /// those which are letters of a line and in which row.
-    static func letterMarks(among boxes: [Marks.Box], pageHeight: Int)
-        -> (candidates: [Marks.Box], isLetter: [Bool], rows: [Int], tallest: Int) {
+    static func letterMarks(among boxes: [Marks.Box], pageHeight: Int) -> LetterMarks {
         let tallest = max(8, pageHeight / 8)
         // Shading: large marks that are mostly ink, the merged dots of a halftone or dither.
         let shading = boxes.filter { $0.height > 24 && $0.width > 24 && $0.pixels * 4 >= $0.width * $0.height }
@@ -80,7 +88,7 @@ extension LetterSize {
             }
         }
         let (isLetter, rows) = letterRows(among: candidates)
-        return (candidates, isLetter, rows, tallest)
+        return LetterMarks(candidates: candidates, isLetter: isLetter, rows: rows, tallest: tallest)
     }
 
     /// A row of letters on a page: the box of its marks, in the page's pixels (origin top
@@ -111,7 +119,7 @@ extension LetterSize {
     }
 
     /// The rows of `found`'s letters, most letters first.
-    private static func rows(of found: (candidates: [Marks.Box], isLetter: [Bool], rows: [Int], tallest: Int)) -> [Row] {
+    private static func rows(of found: LetterMarks) -> [Row] {
         var boxes: [Int: (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)] = [:]
         for index in found.candidates.indices where found.isLetter[index] {
             let mark = found.candidates[index]

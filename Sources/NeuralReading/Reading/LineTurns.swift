@@ -5,7 +5,7 @@ import GlossNeuralNetwork
 /// What the line classifier says of a page's lines as they stand: how many it read and how
 /// many of them it takes for upside down, without the detector or the recogniser.
 ///
-/// The lines are pieces of rows of letters found on the page's ink (`LetterSize.rows(on:)`),
+/// The lines are pieces of rows of letters found on the page's ink (`LetterSize.rowsBothWays`),
 /// each cut out with a margin like a detector's box, and classified as `NeuralReader.detect`
 /// classifies a found line.
 public struct LineTurns: Sendable, Equatable {
