@@ -90,9 +90,12 @@ let package = Package(
             path: "Sources/Contract", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG", "CWebP", "CPoppler"],
+            name: "GlossImaging", dependencies: ["GlossGeometry", "CLeptonica", "CPNG", "CTurboJPEG", "CWebP", "CPoppler", "CImagingKernels"],
             path: "Sources/Imaging", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
+        // The levelling's resample with AVX2's gathers, in C for the per-function target (the
+        // Swift modules are built for any x86-64); the same bytes on any processor.
+        .target(name: "CImagingKernels", path: "Sources/CImagingKernels", exclude: ["README.md"]),
         .target(
             name: "GlossNeuralNetwork", dependencies: ["GlossNeuralKernelChoice", "GlossNeuralKernelsAVX512", "CNeuralKernels"],
             path: "Sources/NeuralNetwork", exclude: ["README.md", "KernelChoice", "AVX512"], swiftSettings: vectorSettings
@@ -247,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossGeometry", "GlossTestSupport"], swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "CLeptonica", "GlossTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "CImagingKernels", "CLeptonica", "GlossTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TextRecognitionTests", dependencies: ["GlossContract", "GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
             swiftSettings: swiftSettings

@@ -2,6 +2,7 @@ import Foundation
 import GlossContract
 import GlossGeometry
 @testable import GlossNeuralReading
+import GlossTestSupport
 import Testing
 
 /// Reading order and paragraphs from lines placed by hand on a 1000 x 1000 page, 20 px high,
@@ -142,20 +143,5 @@ import Testing
         }
         let order = read(lines).order
         #expect(order.count == 200 && Set(order).count == 200)
-    }
-}
-
-/// A seeded generator (SplitMix64), so that a shuffled or jumbled page is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
