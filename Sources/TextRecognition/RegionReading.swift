@@ -14,8 +14,17 @@ public enum RegionLayout: Int, Sendable, CaseIterable {
     case sparse = 11
 }
 
+/// Whether Tesseract reads a line again inverted, as light text on a dark ground, when its first
+/// reading of the line is unsure (its `tessedit_do_invert`, on by default): the one way it reads
+/// white on black, and a second reading of the line wasted where the ink is dark on light paper.
+public enum InvertedLines: Sendable {
+    case tried
+    case skipped
+}
+
 extension TextRecognizer {
-    /// Recognises the text inside `region` of `image`, cut up as `layout` says, and returns it
+    /// Recognises the text inside `region` of `image`, cut up as `layout` says, its unsure lines
+    /// read again inverted or not as `invertedLines` says, and returns it
     /// with boxes in the whole image's normalised currency (origin bottom left), as
     /// `recognize(_:resolution:cancellation:)` gives them.
     ///
@@ -23,7 +32,7 @@ extension TextRecognizer {
     /// page. The engine's own segmentation mode is restored afterwards. `resolution` is the
     /// image's; raising `cancellation` stops the engine and this throws `CancellationError`.
     public func recognize(
-        _ region: PixelRect, of image: Raster, layout: RegionLayout, resolution: Int?,
+        _ region: PixelRect, of image: Raster, layout: RegionLayout, invertedLines: InvertedLines = .tried, resolution: Int?,
         cancellation: CancellationFlag? = nil
     ) throws -> RecognizedText {
         let x0 = max(0, region.x), y0 = max(0, region.y)
@@ -36,9 +45,17 @@ extension TextRecognizer {
         }
         TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
         TessBaseAPISetPageSegMode(engine, TessPageSegMode(UInt32(layout.rawValue)))
+        switch invertedLines {
+        case .tried: break
+        case .skipped: TessBaseAPISetVariable(engine, "tessedit_do_invert", "0")
+        }
         defer {
             TessBaseAPIClear(engine)
             TessBaseAPISetPageSegMode(engine, TessPageSegMode(UInt32(options.pageSegmentationMode)))
+            switch invertedLines {
+            case .tried: break
+            case .skipped: TessBaseAPISetVariable(engine, "tessedit_do_invert", "1")
+            }
         }
         let monitor = Monitor(cancellation: cancellation)
         let status = TessBaseAPIRecognize(engine, monitor.handle)
@@ -48,6 +65,22 @@ extension TextRecognizer {
         return readResults { box in
             NormalizedRect(PixelRect(x: box.x + x0, y: box.y + y0, width: box.width, height: box.height), in: size)
         }
+    }
+
+    /// The median grey of the part of `image` that `region` covers, as a region's reading sees
+    /// it: its paper, or the dark ground of light lettering; 255 when it covers nothing.
+    public static func medianGrey(in region: PixelRect, of image: Raster) -> Int {
+        let x0 = max(0, region.x), y0 = max(0, region.y)
+        let x1 = min(image.width, region.maxX), y1 = min(image.height, region.maxY)
+        guard x0 < x1, y0 < y1 else { return 255 }
+        var histogram = [Int](repeating: 0, count: 256)
+        for value in grey(image, x0..<x1, y0..<y1) { histogram[Int(value)] += 1 }
+        var seen = 0
+        for (value, count) in histogram.enumerated() {
+            seen += count
+            if 2 * seen >= (x1 - x0) * (y1 - y0) { return value }
+        }
+        return 255
     }
 
     /// The grey pixels of a part of `image`, row after row.

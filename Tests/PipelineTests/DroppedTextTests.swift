@@ -138,6 +138,27 @@ struct DroppedTextTests {
         #expect(DroppedText.regions(in: small, text: unsure).isEmpty)
     }
 
+    /// The table's dropped columns lie on paper: their unsure lines are not read a second time
+    /// inverted. A region on a dark ground (light lettering) is.
+    @Test func regionsOnPaperSkipTheInvertedReading() throws {
+        let page = try ImageFile(contentsOf: Fixtures.path("tables/sparse-numbers.png")).decodePage()
+        let text = try TextRecognizer().recognize(page.raster, resolution: page.resolution)
+        let regions = DroppedText.regions(in: InkCoverage.workingCopy(of: page.raster), text: text)
+        #expect(!regions.isEmpty)
+        for region in regions {
+            let ground = TextRecognizer.medianGrey(in: PixelRect(region.box, in: page.raster.size), of: page.raster)
+            #expect(ground >= 200, "\(region)")
+            #expect(DroppedText.invertedLines(onGround: ground) == .skipped)
+        }
+        let negative = Raster(width: page.raster.width, height: page.raster.height, layout: .gray,
+                              pixels: page.raster.grayscale().pixels.map { 255 - $0 })
+        let ground = TextRecognizer.medianGrey(in: PixelRect(regions[0].box, in: page.raster.size), of: negative)
+        #expect(ground < 55)
+        #expect(DroppedText.invertedLines(onGround: ground) == .tried)
+        #expect(DroppedText.invertedLines(onGround: DroppedText.lightGround) == .skipped)
+        #expect(DroppedText.invertedLines(onGround: DroppedText.lightGround - 1) == .tried)
+    }
+
     /// Read alone, Tesseract reads again what its layout dropped; as the plan's page reader it
     /// does not (the neural reader reads those lines: `PreparationPolicy.rereadsDroppedText`).
     @Test func droppedTextIsReadAgainWhereTheModeGainsByIt() {

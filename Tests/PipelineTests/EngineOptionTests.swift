@@ -14,7 +14,7 @@ import Testing
         // SettingsTests' for `fast` with smiles (its PreparationPolicy now version 6).
         var smiling = AnnotationSettings.readingFast()
         smiling.detectSmiles = true
-        #expect(smiling.fingerprint == "7a22737eac2c4914")
+        #expect(smiling.fingerprint == "eeb9cfd0ee64cdbb")
         let parsed = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png"]))
         #expect(parsed.textEngine == .tesseract && parsed.fingerprint == AnnotationSettings().fingerprint)
         let tesseract = try GlossCommand.settings(from: GlossCommand.ocrCommand.parse(["page.png", "--engine", "tesseract"]))

@@ -69,6 +69,25 @@ struct RegionReadingTests {
         #expect(colour == grey)
     }
 
+    /// White lettering on black is read only by Tesseract's inverted second reading: skipped,
+    /// the line comes back as something else; tried (the default), as its words. A skip lasts
+    /// for its own reading only.
+    @Test func lightTextOnDarkIsReadOnlyWithInvertedLinesTried() throws {
+        let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage()
+        let grey = page.raster.layout == .gray ? page.raster : page.raster.grayscale()
+        let negative = Raster(width: grey.width, height: grey.height, layout: .gray, pixels: grey.pixels.map { 255 - $0 })
+        let truth = try Fixtures.truth("text/sans.json")[0]
+        let (expected, box) = Self.line(1, of: truth, margin: 12)
+        let tried = try recognizer.recognize(box, of: negative, layout: .line, resolution: page.resolution)
+        #expect(tried.words.map(\.text) == expected)
+        let skipped = try recognizer.recognize(box, of: negative, layout: .line, invertedLines: .skipped, resolution: page.resolution)
+        #expect(skipped.words.map(\.text) != expected)
+        #expect(try recognizer.recognize(box, of: negative, layout: .line, resolution: page.resolution) == tried)
+        // Dark ink on paper reads the same either way.
+        let paper = try recognizer.recognize(box, of: grey, layout: .line, invertedLines: .skipped, resolution: page.resolution)
+        #expect(paper.words.map(\.text) == expected)
+    }
+
     @Test func aRaisedFlagCancelsAReading() throws {
         let page = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage()
         let flag = CancellationFlag()

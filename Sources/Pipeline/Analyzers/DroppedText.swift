@@ -24,6 +24,12 @@ struct DroppedText {
         var layout: RegionLayout
     }
 
+    /// Whether Tesseract reads a region's unsure lines again inverted, from the region's median
+    /// grey on the copy it reads (`TextRecognizer.medianGrey(in:of:)`): only on a dark ground.
+    static func invertedLines(onGround ground: Int) -> InvertedLines {
+        ground >= lightGround ? .skipped : .tried
+    }
+
     /// Words below this confidence do not count as covering their ink: a column of numbers
     /// taken for a word written downwards comes back as garbage of low confidence, and its
     /// ink is read again. Chosen by measurement (docs/reading.md, "Text the layout dropped").
@@ -48,6 +54,14 @@ struct DroppedText {
     /// single line (psm 7) for one-line regions, within 0.001 F1, and sparse text (psm 11)
     /// worse by 0.008 (docs/reading.md, "Text the layout dropped").
     static let layout = RegionLayout.block
+    /// A region whose median grey (on the copy Tesseract reads) is this light or lighter is dark
+    /// ink on light paper, where
+    /// Tesseract's inverted second reading of an unsure line never wins: it is skipped. On the
+    /// bench's pages the regions of white labels photographed on dark goods (`photo-label-*`)
+    /// and of a slide's inverted title bars have medians of 0 to 43, the regions of paper 180
+    /// to 254 (docs/reading.md, "Text the layout dropped").
+    static let lightGround = 128
+
     /// At most this many regions, the largest, are read on one page: a bound on what a page
     /// full of letter-like texture costs (the busiest real page measured, a form, has 60).
     static let mostRegions = 60

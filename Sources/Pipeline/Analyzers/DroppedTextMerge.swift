@@ -21,8 +21,10 @@ extension DroppedText {
         let found = regions(in: small, text: text, ink: ink)
         guard !found.isEmpty else { return Outcome(text: text, regionsReread: 0, wordsAdded: 0) }
         let readings = try found.map { region in
-            try engine.recognize(PixelRect(region.box, in: page.size), of: page, layout: region.layout,
-                                 resolution: resolution, cancellation: cancellation)
+            let box = PixelRect(region.box, in: page.size)
+            let ground = TextRecognizer.medianGrey(in: box, of: page)
+            return try engine.recognize(box, of: page, layout: region.layout, invertedLines: invertedLines(onGround: ground),
+                                        resolution: resolution, cancellation: cancellation)
         }
         let (merged, added) = merge(readings, into: text)
         return Outcome(text: merged, regionsReread: found.count, wordsAdded: added)

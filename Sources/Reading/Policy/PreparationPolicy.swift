@@ -15,8 +15,9 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// or more (`LetterSize.fewestInARow`), so a texture of marks in pairs no longer enlarges a
     /// page. 5: a first reading settles the way up from `settlingReading`, not 85. 6: rows of
     /// letters read by the line classifier settle the way up before either detector is asked
-    /// (`LetterRows`).
-    public var version = 6
+    /// (`LetterRows`). 7: a dropped region on paper is read without Tesseract's inverted second
+    /// reading of its unsure lines (`DroppedText.lightGround`).
+    public var version = 7
 
     /// The modes in which a page whose way up Leptonica's cheap signal leaves unclear is read as
     /// it came first, and Tesseract's orientation detector (0.2 to 0.9 s an A4 page, as much as
