@@ -20,11 +20,7 @@ extension Raster {
         let c = channels
         // The map from the prepared page to the input is affine: the source of each output
         // pixel's centre moves by a fixed step along a row and down a column.
-        let origin = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 0.5))
-        let right = transform.inputPixel(ofPrepared: PixelPoint(x: 1.5, y: 0.5))
-        let down = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 1.5))
-        let sampling = GlossAffineSampling(originX: origin.x, originY: origin.y, stepXx: right.x - origin.x,
-                                           stepXy: right.y - origin.y, stepYx: down.x - origin.x, stepYy: down.y - origin.y)
+        let sampling = Self.sampling(transform)
         let paper = background?.count == c ? background! : [UInt8](repeating: 255, count: c)
         var result = [UInt8](repeating: 0, count: output.width * output.height * c)
         // Inside the page each pixel weighs sixteen neighbours by a cubic that keeps strokes
@@ -38,6 +34,16 @@ extension Raster {
             }
         }
         return Raster(width: output.width, height: output.height, layout: layout, pixels: result)
+    }
+
+    /// Where `transform`'s prepared page reads its input: the source of the first output pixel's
+    /// centre, and its step along a row and down a column.
+    static func sampling(_ transform: PageTransform) -> GlossAffineSampling {
+        let origin = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 0.5))
+        let right = transform.inputPixel(ofPrepared: PixelPoint(x: 1.5, y: 0.5))
+        let down = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 1.5))
+        return GlossAffineSampling(originX: origin.x, originY: origin.y, stepXx: right.x - origin.x,
+                                   stepXy: right.y - origin.y, stepYx: down.x - origin.x, stepYy: down.y - origin.y)
     }
 }
 

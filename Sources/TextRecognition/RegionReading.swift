@@ -73,14 +73,8 @@ extension TextRecognizer {
         let x0 = max(0, region.x), y0 = max(0, region.y)
         let x1 = min(image.width, region.maxX), y1 = min(image.height, region.maxY)
         guard x0 < x1, y0 < y1 else { return 255 }
-        var histogram = [Int](repeating: 0, count: 256)
-        for value in grey(image, x0..<x1, y0..<y1) { histogram[Int(value)] += 1 }
-        var seen = 0
-        for (value, count) in histogram.enumerated() {
-            seen += count
-            if 2 * seen >= (x1 - x0) * (y1 - y0) { return value }
-        }
-        return 255
+        let crop = Raster(width: x1 - x0, height: y1 - y0, layout: .gray, pixels: grey(image, x0..<x1, y0..<y1))
+        return Int(crop.medianValues(step: 1)[0])
     }
 
     /// The grey pixels of a part of `image`, row after row.

@@ -50,11 +50,7 @@ struct LevellingKernelTests {
     /// `gloss_level_scalar`: the path a processor without AVX2 takes.
     static func scalar(_ raster: Raster, by transform: PageTransform, background: [UInt8]) -> Raster {
         let output = transform.preparedSize
-        let origin = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 0.5))
-        let right = transform.inputPixel(ofPrepared: PixelPoint(x: 1.5, y: 0.5))
-        let down = transform.inputPixel(ofPrepared: PixelPoint(x: 0.5, y: 1.5))
-        let sampling = GlossAffineSampling(originX: origin.x, originY: origin.y, stepXx: right.x - origin.x,
-                                           stepXy: right.y - origin.y, stepYx: down.x - origin.x, stepYy: down.y - origin.y)
+        let sampling = Raster.sampling(transform)
         var result = [UInt8](repeating: 0, count: output.width * output.height * raster.channels)
         raster.pixels.withUnsafeBufferPointer { source in
             result.withUnsafeMutableBufferPointer { target in

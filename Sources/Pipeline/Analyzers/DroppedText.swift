@@ -55,11 +55,10 @@ struct DroppedText {
     /// worse by 0.008 (docs/reading.md, "Text the layout dropped").
     static let layout = RegionLayout.block
     /// A region whose median grey (on the copy Tesseract reads) is this light or lighter is dark
-    /// ink on light paper, where
-    /// Tesseract's inverted second reading of an unsure line never wins: it is skipped. On the
-    /// bench's pages the regions of white labels photographed on dark goods (`photo-label-*`)
-    /// and of a slide's inverted title bars have medians of 0 to 43, the regions of paper 180
-    /// to 254 (docs/reading.md, "Text the layout dropped").
+    /// ink on light paper, where Tesseract's inverted second reading of an unsure line never
+    /// wins: it is skipped. On the bench's pages the regions of white labels photographed on
+    /// dark goods (`photo-label-*`) and of a slide's inverted title bars have medians of 0 to
+    /// 43, the regions of paper 180 to 254 (docs/reading.md, "Text the layout dropped").
     static let lightGround = 128
 
     /// At most this many regions, the largest, are read on one page: a bound on what a page
