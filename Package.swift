@@ -110,9 +110,11 @@ let package = Package(
         .target(name: "GlossNeuralKernelsAVX512", path: "Sources/NeuralNetwork/AVX512", swiftSettings: wideVectorSettings),
         // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
         .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),
+        // YuNet's weights, the report's templates and the sRGB profile, compiled in by C23's #embed.
+        .target(name: "CEmbeddedFiles", path: "Sources/CEmbeddedFiles", exclude: ["README.md"], cSettings: [.unsafeFlags(["-std=c23"])]),
         .target(
-            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork", "GlossNeuralKernelChoice", "GlossNeuralReading", "CPPOCRModels"], path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "ppocr"],
-            resources: [.embedInCode("yunet/yunet.bin")], swiftSettings: swiftSettings
+            name: "GlossModels", dependencies: ["GlossFaceDetection", "GlossNeuralNetwork", "GlossNeuralKernelChoice", "GlossNeuralReading", "CPPOCRModels", "CEmbeddedFiles"],
+            path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "yunet/yunet.bin", "ppocr"], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "CTesseract"],
@@ -137,17 +139,16 @@ let package = Package(
             path: "Sources/FaceDetection", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossTemplates", path: "templates",
-            exclude: ["README.md"],
-            resources: [.embedInCode("page.html"), .embedInCode("index.html"), .embedInCode("gloss.css"), .embedInCode("page.js"), .embedInCode("index.js")],
+            name: "GlossTemplates", dependencies: ["CEmbeddedFiles"], path: "templates",
+            exclude: ["README.md", "page.html", "index.html", "gloss.css", "page.js", "index.js"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossReports",
-            dependencies: ["GlossGeometry", "GlossContract", "GlossTemplates", "CZlib"],
-            path: "Sources/Reports", exclude: ["README.md", "Profiles/README.md", "Profiles/LICENSE"],
-            // The sRGB profile of PDF/A's OutputIntent, from Debian's icc-profiles-free (Profiles/README.md).
-            resources: [.embedInCode("Profiles/sRGB.icc")], swiftSettings: swiftSettings
+            dependencies: ["GlossGeometry", "GlossContract", "GlossTemplates", "CZlib", "CEmbeddedFiles"],
+            // The sRGB profile of PDF/A's OutputIntent, from Debian's icc-profiles-free (Profiles/README.md),
+            // is compiled in by CEmbeddedFiles.
+            path: "Sources/Reports", exclude: ["README.md", "Profiles"], swiftSettings: swiftSettings
         ),
         .target(
             name: "GlossPDFGraft", dependencies: ["CQPDF", "CQPDFContent"],

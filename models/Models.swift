@@ -1,3 +1,4 @@
+import CEmbeddedFiles
 import CPPOCRModels
 import GlossFaceDetection
 import GlossNeuralKernelChoice
@@ -12,8 +13,9 @@ import Glibc
 /// files beside it, and the engines built from them. Each model's folder holds its licence, its
 /// provenance and the script that regenerates it.
 public enum Models {
-    /// YuNet (libfacedetection), in Gloss's `GLOSSNN1` format: `yunet/README.md`.
-    public static var yunet: [UInt8] { PackageResources.yunet_bin }
+    /// YuNet (libfacedetection), in Gloss's `GLOSSNN1` format: `yunet/README.md`, compiled in by
+    /// `Sources/CEmbeddedFiles`.
+    public static var yunet: [UInt8] { Array(embedded(gloss_embedded_yunet)) }
 
     /// PP-OCRv6's detector, recogniser and line classifier in `GLOSSNN1` version 2, and the
     /// recogniser's dictionary (`ppocr/README.md`): bytes assembled into the binary, read in

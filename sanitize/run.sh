@@ -79,10 +79,17 @@ build() { # build SANITIZER
 # at once have pushed a 5 s fetch past its bound); `make test` splits them alike.
 TIMED=$(cat "$ROOT/Tests/timed-suites")
 
+# What the thread pass leaves out (sanitize/thread-skip: suites that compute on one thread, and
+# why): one pattern of its lines joined, comments and blank lines dropped.
+THREAD_SKIP=$(grep -v -e '^#' -e '^$' "$SAN/thread-skip" | paste -sd'|' -)
+
 suite() { # suite SANITIZER --skip|--filter; the timed suites run one test at a time
     serial=""
     [ "$2" = --filter ] && serial=--no-parallel
-    "$SWIFT" test $CONFIG --skip-build --sanitize="$1" --scratch-path "$SCRATCH/san-$1" $serial "$2" "$TIMED"
+    left_out=""
+    [ "$1" = thread ] && left_out="--skip $THREAD_SKIP"
+    # shellcheck disable=SC2086 # left_out is two words or none; the pattern holds no space
+    "$SWIFT" test $CONFIG --skip-build --sanitize="$1" --scratch-path "$SCRATCH/san-$1" $serial "$2" "$TIMED" $left_out
 }
 
 for pass in $PASSES; do

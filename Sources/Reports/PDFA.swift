@@ -1,3 +1,5 @@
+import CEmbeddedFiles
+
 /// Which standard a searchable PDF keeps to (`--pdf-standard`).
 public enum PDFStandard: String, Sendable, Codable, CaseIterable {
     /// PDF/A-2b (ISO 19005-2, level B, "basic"): what archives deposit. XMP metadata naming
@@ -32,8 +34,12 @@ extension PDFPicture {
 /// glyph), no transparency, encryption, JavaScript or actions, and an `/ID` in the trailer.
 public enum PDFArchive {
     /// sRGB IEC 61966-2.1, ICC version 2.3, from Debian's `icc-profiles-free`
-    /// (Sources/Reports/Profiles/README.md), compiled in.
-    public static var sRGBProfile: [UInt8] { PackageResources.sRGB_icc }
+    /// (Sources/Reports/Profiles/README.md), compiled in (`Sources/CEmbeddedFiles`).
+    public static var sRGBProfile: [UInt8] {
+        var count = 0
+        guard let start = gloss_embedded_srgb_icc(&count) else { return [] }
+        return Array(UnsafeBufferPointer(start: start, count: count))
+    }
 
     /// The OutputIntent dictionary (ISO 32000-1, 14.11.5), its profile in object `profile`.
     static func outputIntent(profile: Int) -> String {
