@@ -70,6 +70,10 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(
+            name: "CMalloc", path: "Sources/CMalloc",
+            providers: [.apt(["libc6-dev"])]
+        ),
+        .systemLibrary(
             name: "CQPDF", path: "Sources/CQPDF",
             providers: [.apt(["libqpdf-dev"])]
         ),
@@ -117,7 +121,7 @@ let package = Package(
             path: "models", exclude: ["yunet/LICENSE", "yunet/README.md", "yunet/convert.py", "yunet/yunet.bin", "ppocr"], swiftSettings: swiftSettings
         ),
         .target(
-            name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "CTesseract"],
+            name: "GlossTextRecognition", dependencies: ["GlossGeometry", "GlossContract", "GlossImaging", "CTesseract", "CMalloc"],
             path: "Sources/TextRecognition", exclude: ["README.md"], swiftSettings: swiftSettings
         ),
         .target(

@@ -3,9 +3,9 @@
 # CLI on the same pages, run side by side. Prints pages per minute and the ratios, the time from
 # SIGINT to exit while pages are in OCR, and peak memory for 20 pages against the same pages ten
 # times over. The ratio against two Tesseract processes moves by several percent from run to run
-# on a shared machine, so Gloss and the CLI run back to back ROUNDS times (default 5) and the
-# median ratio is the figure; the processor time of each side (user + system) is printed beside
-# it, the steadier figure when other work shares the cores.
+# on a shared machine, so Gloss and the CLI run back to back ROUNDS times (default 5), the one
+# that goes first alternating, and the median ratio is the figure; the processor time of each
+# side (user + system) is printed beside it, the steadier figure when other work shares the cores.
 #   [ROUNDS=5] [GLOSS=/path/to/gloss] [TEXT=fast] bench/pipeline.sh
 #       20 synthetic pages of 3.9 megapixels each (16 of dense text, 4 with a photo).
 #   [ROUNDS=3] [GLOSS=...] [TEXT=fast] bench/pipeline.sh --real [DATA]
@@ -61,11 +61,12 @@ SH
 
 ratios=()
 cpus=()
+gloss_round() { g=$(seconds "$gloss" annotate "$work/pages" -o "$work/out" --jobs 2 --force --quiet --text "$text"); gcpu=$(cat "$work/cpu"); }
+pair_round() { t2=$(seconds sh "$work/pair.sh"); tcpu=$(cat "$work/cpu"); }
 for round in $(seq 1 "${ROUNDS:-5}"); do
-    g=$(seconds "$gloss" annotate "$work/pages" -o "$work/out" --jobs 2 --force --quiet --text "$text")
-    gcpu=$(cat "$work/cpu")
-    t2=$(seconds sh "$work/pair.sh")
-    tcpu=$(cat "$work/cpu")
+    # The machine's speed drifts within a round too (a shared host moved by 15% from minute to
+    # minute): the side that runs first alternates, so a drift favours neither.
+    if [ $((round % 2)) -eq 1 ]; then gloss_round; pair_round; else pair_round; gloss_round; fi
     ratios+=("$(awk -v g="$g" -v t="$t2" 'BEGIN { printf "%.3f", t / g }')")
     cpus+=("$(awk -v g="$gcpu" -v t="$tcpu" 'BEGIN { printf "%.3f", t / g }')")
     echo "round $round: gloss $g s ($gcpu s CPU), tesseract x2 $t2 s ($tcpu s CPU), ratio ${ratios[-1]} (CPU ${cpus[-1]})"

@@ -1,3 +1,4 @@
+import CMalloc
 import CTesseract
 import GlossImaging
 
@@ -45,6 +46,10 @@ public final class OrientationDetector {
     deinit {
         TessBaseAPIEnd(engine)
         TessBaseAPIDelete(engine)
+        // The model lies in some 10,000 small blocks (about 30 MB: its classes' templates),
+        // which glibc keeps for the thread that freed them; their pages go back to the system
+        // here, so that a worker that builds the detector for a page is not left the larger.
+        malloc_trim(0)
     }
 
     /// The orientation of the text of `image` (grey or colour) at `resolution` pixels per

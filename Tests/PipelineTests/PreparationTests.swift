@@ -106,6 +106,35 @@ struct PreparationTests {
         #expect(byRows.doubt == .overturned(from: byRows.record.rotation))
     }
 
+    @Test("a preparer for pages read with networks gives the orientation detector back after each page, and answers alike")
+    func detectorLifetimes() throws {
+        var page = try ImageFile(contentsOf: Fixtures.path(Self.fixture)).decodePage()
+        page.raster = page.raster.transformed(by: PageTransform(quarterTurns: 1, inputSize: page.raster.size))
+        page.size = page.raster.size
+        let kept = PagePreparer(dataPath: nil, readsLetterRows: false)
+        let perPage = PagePreparer(dataPath: nil, readsLetterRows: false, detectorLifetime: .page)
+        #expect(!kept.holdsDetector && !perPage.holdsDetector)
+        for _ in 0..<2 {
+            let (a, b) = (kept.prepare(page), perPage.prepare(page))
+            #expect(a.record.rotation == 270 && b.record.rotation == 270)
+            #expect(try #require(a.record.orientationConfidence) >= 8)
+            #expect(a.record.orientationConfidence == b.record.orientationConfidence && a.doubt == b.doubt)
+            #expect(kept.holdsDetector && !perPage.holdsDetector)
+        }
+    }
+
+    @Test("the detector is given back page by page when a worker reads with the neural networks")
+    func whichWorkersGiveTheDetectorBack() {
+        var settings = AnnotationSettings()
+        #expect(Worker.detectorLifetime(for: settings.analyzers) == .page)
+        settings.textMode = .fast
+        #expect(Worker.detectorLifetime(for: settings.analyzers) == .batch)
+        settings.textEngine = .neural
+        #expect(Worker.detectorLifetime(for: settings.analyzers) == .page)
+        settings.recognizeText = false
+        #expect(Worker.detectorLifetime(for: settings.analyzers) == .batch)
+    }
+
     @Test("a page skewed 3 degrees reads as the straight page does, levelled by about 3 degrees", arguments: [3.0])
     func skewedPagesReadStraight(degrees: Double) async throws {
         let scratch = try ScratchFolder()

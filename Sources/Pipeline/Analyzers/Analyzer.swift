@@ -25,6 +25,10 @@ public protocol Analyzer: Sendable {
     /// Whether the analyzer finds the page's text: `--skip-text` leaves it out on a PDF page
     /// that already holds text.
     var readsText: Bool { get }
+    /// Whether the engine holds page-sized maps while it reads (the neural detector's: about
+    /// 150 MB for an A4 page at 300 ppi). Its worker then keeps no engine it seldom needs
+    /// beside them from page to page (`PagePreparer.DetectorLifetime`).
+    var holdsPageSizedMaps: Bool { get }
 
     /// Builds the engine on the analyzer's lane, once per worker; throws when it cannot be
     /// built (a missing model), which stops the batch before any page is read.
@@ -38,6 +42,7 @@ public protocol Analyzer: Sendable {
 extension Analyzer {
     public var isOptional: Bool { false }
     public var readsText: Bool { false }
+    public var holdsPageSizedMaps: Bool { false }
 }
 
 /// The copy of a page an analyzer asks for. Equal requests share one copy.

@@ -20,6 +20,7 @@ struct NeuralTextAnalyzer: Analyzer {
 
     var name: String { "ocr" }
     var readsText: Bool { true }
+    var holdsPageSizedMaps: Bool { true }
     /// The same copy as Tesseract's, so a batch makes one: the detector sizes its own input.
     var image: ImageRequest { ImageRequest(maximumResolution: 300) }
 

@@ -30,6 +30,7 @@ struct PlannedTextAnalyzer: Analyzer {
 
     var name: String { "ocr" }
     var readsText: Bool { true }
+    var holdsPageSizedMaps: Bool { true }
     /// Tesseract's copy, which the detector sizes for itself.
     var image: ImageRequest { tesseract.image }
 

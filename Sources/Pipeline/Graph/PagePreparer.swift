@@ -12,11 +12,23 @@ import GlossTextRecognition
 /// findings back to the input page.
 ///
 /// Lives on a worker's image lane and is built there, like an engine: Tesseract's orientation
-/// detector is loaded the first time a page needs it and kept for the pages after. Not
+/// detector is loaded the first time a page needs it and kept as `DetectorLifetime` says. Not
 /// `Sendable`: it owns that engine.
 final class PagePreparer {
+    /// How long the preparer keeps Tesseract's orientation detector once a page needed it.
+    enum DetectorLifetime: Sendable, Equatable {
+        /// Kept for the pages after: it is built once per worker.
+        case batch
+        /// Given back once the page is prepared: a page read with networks holds their
+        /// page-sized maps after its preparation (the neural detector's 165 MB on a 5-megapixel
+        /// table), and the detector's 36 MB beside them took a worker over 300 MB (326 MB;
+        /// 288 MB given back). Built again it costs about 0.15 s, on the pages that need it only.
+        case page
+    }
+
     /// Where Tesseract's models are (`osd.traineddata` among them); nil for the usual places.
     private let dataPath: String?
+    private let detectorLifetime: DetectorLifetime
     private var detector: OrientationDetector?
     /// Set once the detector failed to load: the page is then read as it stands, and the
     /// load is not tried again for every page.
@@ -30,10 +42,14 @@ final class PagePreparer {
     /// detectors alone do, as the tests of the detectors' path ask.
     private let readsLetterRows: Bool
 
-    init(dataPath: String?, readsLetterRows: Bool = true) {
+    init(dataPath: String?, readsLetterRows: Bool = true, detectorLifetime: DetectorLifetime = .batch) {
         self.dataPath = dataPath
         self.readsLetterRows = readsLetterRows
+        self.detectorLifetime = detectorLifetime
     }
+
+    /// Whether the orientation detector is loaded now.
+    var holdsDetector: Bool { detector != nil }
 
     /// A page ready for its analyzers, and how it differs from the input.
     struct Prepared: Sendable {
@@ -53,6 +69,7 @@ final class PagePreparer {
     /// it came, with the question, and the text analyzer asks the detector only when its first
     /// reading does not settle the way up (`PreparationPolicy.defersOrientation`).
     func prepare(_ page: DecodedPage, steps: PreparationSteps = .auto, defersDetector: Bool = false) -> Prepared {
+        defer { if detectorLifetime == .page { detector = nil } }
         var record = PagePreparation()
         let raster = page.raster
         let clock = ContinuousClock()

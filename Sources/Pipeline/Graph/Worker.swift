@@ -10,8 +10,15 @@ struct Worker: Sendable {
 
     /// `modelFolder` is where Tesseract's models are, for the preparer's orientation engine.
     init(number: Int, analyzers: [any Analyzer], modelFolder: String? = nil) {
-        image = Lane(name: "gloss-image-\(number)") { PagePreparer(dataPath: modelFolder) }
+        let lifetime = Self.detectorLifetime(for: analyzers)
+        image = Lane(name: "gloss-image-\(number)") { PagePreparer(dataPath: modelFolder, detectorLifetime: lifetime) }
         self.analyzers = analyzers.map { AnalyzerLane($0, worker: number) }
+    }
+
+    /// How long the preparer keeps its orientation detector: a page at a time when an analyzer
+    /// holds page-sized maps, for the batch otherwise.
+    static func detectorLifetime(for analyzers: [any Analyzer]) -> PagePreparer.DetectorLifetime {
+        analyzers.contains(where: \.holdsPageSizedMaps) ? .page : .batch
     }
 
     private init(image: Lane<PagePreparer>, analyzers: [AnalyzerLane]) {
