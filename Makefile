@@ -47,8 +47,9 @@ setup:
 build:
 	$(SWIFT) build -c release $(STRICT)
 
-# Tests run optimised: the face detector scans millions of windows, which unoptimised code
-# does a hundred times slower.
+# Tests run against the optimised library: the face detector scans millions of windows, which
+# unoptimised code does a hundred times slower. The test targets themselves are compiled
+# without the optimiser (Package.swift's testSettings says why and what it saves).
 BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 
 # Suites that assert wall-clock bounds (timeouts, a page read within its time) run apart, after

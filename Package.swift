@@ -12,6 +12,14 @@ let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 /// where `KernelChoice` finds AVX-512's F, CD, BW, DQ and VL: `skylake-avx512`, the first
 /// processor with them all, whose 16-float vectors stay whole `zmm` registers (`objdump -d`;
 /// its tuning's preference for 256 bits binds only the loop vectoriser).
+/// Test targets are compiled without the optimiser, even in the release builds that `make test`
+/// and the sanitizers run: they arrange pages and check what came back, and the code they call
+/// is the optimised library's. `PipelineTests` took 85 s to optimise, alone at the end of every
+/// build; unoptimised, a clean test build takes 181 s instead of 236 s, and the suite as long as
+/// before (December 2026, two cores). `NeuralNetworkTests` is the exception: it computes its
+/// reference products itself, and unoptimised its model check took 93 s instead of 25 s.
+let testSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 #if arch(x86_64)
 let vectorSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-target-cpu", "haswell"])]
 let wideVectorSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-target-cpu", "skylake-avx512"])]
@@ -233,56 +241,56 @@ let package = Package(
         .target(
             name: "GlossTestSupport", path: "Tests/Support", exclude: ["http_test_server.py"], swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
-        .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: swiftSettings),
-        .testTarget(name: "PDFGraftTests", dependencies: ["GlossPDFGraft", "GlossTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ArchitectureTests", swiftSettings: testSettings),
+        .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: testSettings),
+        .testTarget(name: "PDFGraftTests", dependencies: ["GlossPDFGraft", "GlossTestSupport"], swiftSettings: testSettings),
         .testTarget(
             name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"], exclude: ["Golden"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings  // optimised: see testSettings
         ),
         .testTarget(
             name: "NeuralReadingTests",
             dependencies: ["GlossNeuralReading", "GlossNeuralNetwork", "GlossNeuralKernelChoice", "GlossModels", "GlossContract",
                            "GlossGeometry", "GlossImaging", "GlossPreparation", "GlossTestSupport", "CZlib"],
-            exclude: ["Golden"], swiftSettings: swiftSettings
+            exclude: ["Golden"], swiftSettings: testSettings
         ),
         .testTarget(
             name: "ReadingTests",
             dependencies: ["GlossReading", "GlossContract", "GlossGeometry", "GlossImaging", "GlossNeuralReading", "GlossModels",
                            "GlossTextRecognition", "GlossTestSupport"],
-            swiftSettings: swiftSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
-            name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossGeometry", "GlossTestSupport"], swiftSettings: swiftSettings
+            name: "PreparationTests", dependencies: ["GlossPreparation", "GlossImaging", "GlossGeometry", "GlossTestSupport"], swiftSettings: testSettings
         ),
-        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "CImagingKernels", "CLeptonica", "GlossTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["GlossImaging", "CImagingKernels", "CLeptonica", "GlossTestSupport"], swiftSettings: testSettings),
         .testTarget(
             name: "TextRecognitionTests", dependencies: ["GlossContract", "GlossTextRecognition", "GlossImaging", "GlossTestSupport"],
-            swiftSettings: swiftSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "FaceDetectionTests",
             dependencies: ["GlossContract", "GlossFaceDetection", "GlossImaging", "GlossNeuralNetwork", "GlossGeometry", "GlossModels"],
-            exclude: ["Golden"], swiftSettings: swiftSettings
+            exclude: ["Golden"], swiftSettings: testSettings
         ),
         .testTarget(
             name: "ReportsTests",
             dependencies: ["GlossContract", "GlossReports", "GlossTextRecognition", "GlossImaging", "GlossGeometry", "GlossTestSupport"],
-            exclude: ["Golden"], swiftSettings: swiftSettings
+            exclude: ["Golden"], swiftSettings: testSettings
         ),
         .testTarget(
-            name: "IndexTests", dependencies: ["GlossContract", "GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: swiftSettings
+            name: "IndexTests", dependencies: ["GlossContract", "GlossIndex", "GlossReports", "GlossGeometry"], swiftSettings: testSettings
         ),
         .testTarget(
             name: "ServeTests",
             dependencies: ["GlossServe", "GlossHTTP", "GlossIndex", "GlossContract", "GlossGeometry", "GlossPipeline"],
-            swiftSettings: swiftSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["GlossContract", "GlossPipeline", "GlossCommandLine", "GlossTextRecognition", "GlossImaging", "GlossReports", "GlossIndex", "GlossGeometry", "GlossTestSupport", "GlossPDFGraft", "GlossReading", "GlossNeuralReading",
                            "GlossServe", "GlossHTTP"],
-            swiftSettings: swiftSettings
+            swiftSettings: testSettings
         ),
     ]
 )
