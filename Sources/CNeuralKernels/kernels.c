@@ -151,6 +151,39 @@ void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *
     for (int i = 0; i < 12; i++) _mm256_storeu_si256((__m256i *)sums + i, c[i]);
 }
 
+// Six rows by `tiles` tiles of sixteen columns, the tile count a constant at each call so that
+// the 24 sums stay in registers: each pair of the depth loads the tiles' 64 bytes once and
+// multiplies them by each row's pair (VPDPWSSD: two products and their sum added to 32 bits,
+// without saturation, as VPMADDWD and VPADDD give them).
+__attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline))
+static inline void gloss_int16_wide_tiles(const int32_t *a, const int16_t *b, long tileStride, int pairs, int32_t *sums,
+                                          const int tiles) {
+    __m512i c[6][4];
+    for (int r = 0; r < 6; r++)
+        for (int t = 0; t < tiles; t++) c[r][t] = _mm512_setzero_si512();
+    for (int pair = 0; pair < pairs; pair++) {
+        __m512i x[4];
+        for (int t = 0; t < tiles; t++) x[t] = _mm512_loadu_si512((const void *)(b + t * tileStride + pair * 32));
+        const int32_t *w = a + pair * 6;
+        for (int r = 0; r < 6; r++) {
+            __m512i weight = _mm512_set1_epi32(w[r]);
+            for (int t = 0; t < tiles; t++) c[r][t] = _mm512_dpwssd_epi32(c[r][t], weight, x[t]);
+        }
+    }
+    for (int r = 0; r < 6; r++)
+        for (int t = 0; t < tiles; t++) _mm512_storeu_si512((void *)(sums + r * 64 + t * 16), c[r][t]);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vnni")))
+void gloss_int16_wide_kernel(const int32_t *a, const int16_t *b, long tileStride, int tiles, int pairs, int32_t *sums) {
+    switch (tiles) {
+    case 4: gloss_int16_wide_tiles(a, b, tileStride, pairs, sums, 4); break;
+    case 3: gloss_int16_wide_tiles(a, b, tileStride, pairs, sums, 3); break;
+    case 2: gloss_int16_wide_tiles(a, b, tileStride, pairs, sums, 2); break;
+    default: gloss_int16_wide_tiles(a, b, tileStride, pairs, sums, 1); break;
+    }
+}
+
 unsigned gloss_flush_subnormals(void) {
     unsigned control = _mm_getcsr();
     // Bit 15 flushes results to zero, bit 6 reads subnormal inputs as zero.
@@ -171,6 +204,9 @@ void gloss_amx_product(const uint16_t *a, long aTileStride, int rowTiles, const 
                        int columnTiles, int chunks, float *sums) { abort(); }
 void gloss_int16_pack(const float *packed, int depth, int columns, float limit, int16_t *output, float *scales) { abort(); }
 void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *sums) { abort(); }
+void gloss_int16_wide_kernel(const int32_t *a, const int16_t *b, long tileStride, int tiles, int pairs, int32_t *sums) {
+    abort();
+}
 
 #endif
 

@@ -40,7 +40,7 @@ public struct PackedMatrix: Sendable {
     func isReduced(on kernels: KernelSet) -> Bool {
         switch kernels {
         case .amx: tiles != nil
-        case .int16: integers != nil
+        case .int16, .vnni: integers != nil
         case .avx2, .avx512: false
         }
     }
@@ -263,9 +263,10 @@ extension Kernels {
         activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int, output: Destination,
         kernels: KernelSet = KernelChoice.current.kernels
     ) {
-        if kernels == .int16, let integers = weights.integers {
+        if kernels.products == .int16, let integers = weights.integers {
             multiplyIntegers(integers, rows: weights.rows, depth: weights.inner, packed: packed, columns: columns, bias: bias,
-                             activation: activation, residual: residual, residualStride: residualStride, output: output)
+                             activation: activation, residual: residual, residualStride: residualStride, output: output,
+                             kernels: kernels)
             return
         }
         if kernels == .amx, let tiles = weights.tiles {
@@ -295,7 +296,7 @@ extension Kernels {
         case .avx2, .int16:
             multiplyPanelsAVX2(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
                                activation: activation, residual: residual, residualStride: residualStride, output: output)
-        case .avx512, .amx:
+        case .avx512, .amx, .vnni:
             multiplyPanelsWide(panels, rows: rows, depth: depth, packed: packed, columns: columns, bias: bias,
                                activation: activation, residual: residual, residualStride: residualStride, output: output)
         }
@@ -459,15 +460,12 @@ extension Kernels {
         }
     }
 
-    /// `multiplyPacked` in 16-bit integers on AVX2: the packed block scaled to integers column by
-    /// column into the thread's buffer (`gloss_int16_pack`), then every panel over each tile of
-    /// sixteen columns (`gloss_int16_kernel`), the sums scaled back to floats by their row's and
-    /// column's scales and stored with the bias, activation and residual as the other kernels
-    /// store.
+    /// `multiplyPacked` in 16-bit integers: the packed block scaled to integers column by column
+    /// into the thread's buffer (`gloss_int16_pack`), then `multiplyIntegerBlocks`.
     static func multiplyIntegers(
         _ weights: IntegerPanels, rows: Int, depth: Int, packed: UnsafePointer<Float>, columns: Int,
         bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
-        output: Destination
+        output: Destination, kernels: KernelSet
     ) {
         let tiles = (columns + tileColumns - 1) / tileColumns, pairs = weights.pairs, tileSize = pairs * 2 * tileColumns
         // The integers, then the columns' scales (two 16-bit places a float).
@@ -479,43 +477,76 @@ extension Kernels {
         let scales = (raw + 2 * tiles * tileSize).bindMemory(to: Float.self, capacity: tiles * tileColumns)
         gloss_int16_pack(packed, Int32(depth), Int32(columns), IntegerPanels.activationLimit, b, scales)
         multiplyIntegerBlocks(weights, rows: rows, integers: b, scales: scales, columns: columns, bias: bias,
-                              activation: activation, residual: residual, residualStride: residualStride, output: output)
+                              activation: activation, residual: residual, residualStride: residualStride, output: output,
+                              kernels: kernels)
     }
+
+    /// How many tiles of sixteen columns the integer kernel sums at once: four on AVX-512 VNNI
+    /// (`gloss_int16_wide_kernel`, 24 registers of sums), one on AVX2 (`gloss_int16_kernel`).
+    static func integerTiles(_ kernels: KernelSet) -> Int { kernels == .vnni ? 4 : 1 }
 
     /// The product of `weights` (`rows` rows) by `columns` columns of 16-bit integers in
     /// `gloss_int16_pack`'s layout (`b`, with each column's scale in `scales`): every panel over
-    /// each tile of sixteen columns (`gloss_int16_kernel`), the sums scaled back to floats and
-    /// stored as the other kernels store.
+    /// `integerTiles` tiles of sixteen columns at a time (which stay in the cache while the
+    /// panels pass), the sums scaled back to floats by their row's and column's scales and
+    /// stored with the bias, activation and residual as the other kernels store. The two
+    /// integer kernels give the same sums, so the same floats.
     static func multiplyIntegerBlocks(
         _ weights: IntegerPanels, rows: Int, integers b: UnsafePointer<Int16>, scales: UnsafePointer<Float>, columns: Int,
         bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
-        output: Destination
+        output: Destination, kernels: KernelSet
     ) {
         let tiles = (columns + tileColumns - 1) / tileColumns, pairs = weights.pairs, tileSize = pairs * 2 * tileColumns
+        let group = integerTiles(kernels), sumsStride = group * tileColumns
         weights.values.withUnsafeBufferPointer { a in
             weights.scales.withUnsafeBufferPointer { rowScales in
-                withUnsafeTemporaryAllocation(of: Int32.self, capacity: panelRows * tileColumns) { block in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: panelRows * sumsStride) { block in
                     let sums = block.baseAddress!
-                    for tile in 0..<tiles {
-                        let width = min(tileColumns, columns - tile * tileColumns)
-                        let columnScales = Layers.load(scales + tile * tileColumns)
+                    var tile = 0
+                    while tile < tiles {
+                        let count = min(group, tiles - tile)
                         var row = 0
                         while row < rows {
-                            gloss_int16_kernel(a.baseAddress! + row * pairs, b + tile * tileSize, Int32(pairs), sums)
-                            for r in 0..<min(panelRows, rows - row) {
-                                let integers = UnsafeRawPointer(sums + r * tileColumns).loadUnaligned(as: SIMD16<Int32>.self)
-                                var sum = Vector(integers) * (columnScales * rowScales[row + r])
-                                if let bias { sum += Vector(repeating: bias[row + r]) }
-                                store(sum, columns: width, activation: activation,
-                                      residual: residual.map { $0 + (row + r) * residualStride + tile * tileColumns },
-                                      output: output.base + (row + r) * output.rowStride + tile * output.tileStride,
-                                      padded: output.isPacked)
+                            let panel = a.baseAddress! + row * pairs, first = b + tile * tileSize
+                            if group > 1 {
+                                gloss_int16_wide_kernel(panel, first, tileSize, Int32(count), Int32(pairs), sums)
+                            } else {
+                                gloss_int16_kernel(panel, first, Int32(pairs), sums)
+                            }
+                            for t in 0..<count {
+                                let column = (tile + t) * tileColumns
+                                storeIntegers(sums + t * tileColumns, stride: sumsStride, rows: min(panelRows, rows - row),
+                                              firstRow: row, rowScales: rowScales.baseAddress!,
+                                              columnScales: Layers.load(scales + column), column: column,
+                                              width: min(tileColumns, columns - column), bias: bias, activation: activation,
+                                              residual: residual, residualStride: residualStride,
+                                              output: output.base + row * output.rowStride + (tile + t) * output.tileStride,
+                                              rowStride: output.rowStride, padded: output.isPacked)
                             }
                             row += panelRows
                         }
+                        tile += count
                     }
                 }
             }
+        }
+    }
+
+    /// The epilogue of a block of integer sums: `rows` rows of sixteen 32-bit sums, `stride`
+    /// apart, each scaled back by its row's scale (`rowScales[firstRow + r]`) and its columns'
+    /// (`columnScales`), then stored with the bias, activation and residual.
+    static func storeIntegers(
+        _ sums: UnsafePointer<Int32>, stride: Int, rows: Int, firstRow: Int, rowScales: UnsafePointer<Float>,
+        columnScales: Vector, column: Int, width: Int, bias: UnsafePointer<Float>?, activation: Activation,
+        residual: UnsafePointer<Float>?, residualStride: Int, output: UnsafeMutablePointer<Float>, rowStride: Int, padded: Bool
+    ) {
+        for r in 0..<rows {
+            let integers = UnsafeRawPointer(sums + r * stride).loadUnaligned(as: SIMD16<Int32>.self)
+            var sum = Vector(integers) * (columnScales * rowScales[firstRow + r])
+            if let bias { sum += Vector(repeating: bias[firstRow + r]) }
+            store(sum, columns: width, activation: activation,
+                  residual: residual.map { $0 + (firstRow + r) * residualStride + column },
+                  output: output + r * rowStride, padded: padded)
         }
     }
 

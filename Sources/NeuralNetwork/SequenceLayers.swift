@@ -170,8 +170,8 @@ extension Layers {
             linearSoftmaxRowsBF16(input, tiles: tiles, bias: bias, into: &output)
             return
         }
-        if kernels == .int16, let integers {
-            linearSoftmaxRowsIntegers(input, integers: integers, bias: bias, into: &output)
+        if kernels.products == .int16, let integers {
+            linearSoftmaxRowsIntegers(input, integers: integers, bias: bias, into: &output, kernels: kernels)
             return
         }
         let panelCount = (outputs + lanes - 1) / lanes, height = Kernels.panelRows
@@ -204,7 +204,7 @@ extension Layers {
     /// by token to the weights' limit (`IntegerPanels(limit:)`), times the classes' integers
     /// (`IntegerColumns`), then the bias and the softmax row by row.
     static func linearSoftmaxRowsIntegers(_ input: FeatureMap, integers: IntegerColumns, bias: [Float],
-                                          into output: inout FeatureMap) {
+                                          into output: inout FeatureMap, kernels: KernelSet) {
         let inner = input.channels, plane = input.planeSize, outputs = bias.count
         output.reshape(channels: 1, height: plane, width: outputs)
         var tokens = [Float](repeating: 0, count: plane * inner)
@@ -220,7 +220,8 @@ extension Layers {
                     let y = target.baseAddress!
                     Kernels.multiplyIntegerBlocks(rows, rows: plane, integers: b.baseAddress!, scales: scales.baseAddress!,
                                                   columns: outputs, bias: nil, activation: .none, residual: nil, residualStride: 0,
-                                                  output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes))
+                                                  output: Kernels.Destination(base: y, rowStride: outputs, tileStride: lanes),
+                                                  kernels: kernels)
                     biasedSoftmax(y, rows: plane, count: outputs, bias: bias)
                 }
             }

@@ -1,5 +1,10 @@
 /// The transcendental functions the activations need, on whole vectors, so a kernel applies
 /// them as it stores its sums instead of calling `expf` or `erff` once a value.
+///
+/// Each is `@_transparent`, inlined before the optimiser weighs anything: with
+/// `@inline(__always)` it declined them in the integer stores, the AVX2 micro-kernel and
+/// `Activation.apply`, and called a GELU compiled in 128-bit halves there, 28% of the
+/// recogniser's time on VNNI (`bench/neural/README.md`, "16-bit products on AVX-512 VNNI").
 enum VectorMath {
     typealias Vector = Layers.Vector
     typealias Bits = SIMD16<UInt32>
@@ -7,7 +12,7 @@ enum VectorMath {
     /// `e^x` to about 2 ulp for `x` in `-87.3...88` (outside, the ends of that range):
     /// `x = n ln 2 + r` with `|r| <= ln 2 / 2`, `e^r` by its Taylor series to degree 7
     /// (remainder below 5e-9 relative), `2^n` written straight into the exponent bits.
-    @inline(__always)
+    @_transparent
     static func exp(_ x: Vector) -> Vector {
         let x = Layers.minimum(Layers.maximum(x, Vector(repeating: -87.3)), Vector(repeating: 88))
         // Adding 1.5 * 2^23 rounds to a whole number kept in the low mantissa bits; the extra
@@ -31,13 +36,13 @@ enum VectorMath {
     }
 
     /// One step of Horner's rule, `p * x + c`, in one rounding.
-    @inline(__always)
+    @_transparent
     static func step(_ p: Vector, _ x: Vector, _ c: Float) -> Vector {
         Vector(repeating: c).addingProduct(p, x)
     }
 
     /// `1 / (1 + e^-x)`.
-    @inline(__always)
+    @_transparent
     static func sigmoid(_ x: Vector) -> Vector {
         Vector(repeating: 1) / (Vector(repeating: 1) + exp(-x))
     }
@@ -46,7 +51,7 @@ enum VectorMath {
     /// `q = 1 - erf(|z|)` is Abramowitz and Stegun's 7.1.26 (absolute error at most 1.5e-7):
     /// `q = t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^(-z^2)`, `t = 1 / (1 + p |z|)`. Taking
     /// `Phi = q / 2` below zero and `1 - q / 2` above avoids subtracting nearly equal numbers.
-    @inline(__always)
+    @_transparent
     static func gelu(_ x: Vector) -> Vector {
         let z = x * Vector(repeating: 0.707_106_781_186_547_5)
         let magnitude = Layers.maximum(z, -z)

@@ -3,7 +3,7 @@ import Foundation
 @testable import GlossNeuralNetwork
 import Testing
 
-/// AVX2's 16-bit integer product against the fp32 one. Each weight is its row's scale `s_w`
+/// The 16-bit integer product (AVX2's kernel; VNNI's against it) against the fp32 one. Each weight is its row's scale `s_w`
 /// times an integer and each activation its column's scale `s_x` times one, both rounded to
 /// nearest, so a weight moves by at most `s_w / 2` and an activation by `s_x / 2`; a sum of
 /// `inner` products then moves by at most `s_x / 2 * sum |w| + s_w / 2 * sum |x| + inner *
@@ -94,6 +94,55 @@ struct IntegerProductTests {
         #expect((0..<columns).allSatisfy { out[columns + $0] == 0 })
         #expect((0..<rows).allSatisfy { out[$0 * columns + 2] == 0 })
         #expect(out[0] != 0 && !out.contains { $0.isNaN })
+    }
+
+    /// Whether this processor has the wide integer kernel's AVX-512 VNNI (`KernelSet.vnni`).
+    static let runsVNNI: Bool = {
+        #if arch(x86_64)
+        let flags = KernelChoice.processorFlags() ?? []
+        return (KernelChoice.wideFlags + KernelChoice.vnniFlags).allSatisfy(flags.contains) && KernelChoice.current.runsNetworks
+        #else
+        return false
+        #endif
+    }()
+
+    /// VNNI's kernel sums four tiles of columns at once where AVX2's sums one; the integer sums
+    /// are the same, so every float the product stores is too, bit for bit. Rows around a
+    /// panel, columns around one to four tiles and past them, odd and even depths.
+    @Test(.enabled(if: runsVNNI, "this processor lacks AVX-512 VNNI"),
+          arguments: [(1, 1, 1), (7, 5, 17), (6, 32, 48), (13, 33, 64), (12, 64, 65), (45, 27, 100), (120, 480, 80),
+                      (480, 120, 47), (6, 1151, 130)])
+    func theWideKernelStoresWhatAVX2sStores(rows: Int, inner: Int, columns: Int) throws {
+        let values = LayerTests.values(rows * inner, seed: 71), input = LayerTests.values(inner * columns, seed: 72)
+        let bias = LayerTests.values(rows, seed: 73)
+        let weights = PackedMatrix(values, rows: rows, inner: inner, products: .int16)
+        for activation in [Activation.none, .relu, .gelu] {
+            let narrow = ReducedProducts.product(weights, input: input, columns: columns, bias: bias, activation: activation,
+                                                 kernels: .int16)
+            let wide = ReducedProducts.product(weights, input: input, columns: columns, bias: bias, activation: activation,
+                                               kernels: .vnni)
+            #expect(!wide.contains { $0.isNaN }, "\(rows)x\(inner)x\(columns): a value left unwritten")
+            let differing = zip(narrow, wide).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(rows)x\(inner)x\(columns) \(activation): \(differing) values differ")
+        }
+    }
+
+    /// The last layer (18,710 classes in the recogniser: tiles of columns by the thousand) the
+    /// same with either integer kernel.
+    @Test(.enabled(if: runsVNNI, "this processor lacks AVX-512 VNNI"))
+    func theWideKernelReadsTheLastLayerAsAVX2sDoes() {
+        let inner = 120, tokens = 13, classes = 1000
+        let weights = LayerTests.values(classes * inner, seed: 74).map { $0 / 4 }
+        let input = FeatureMap(channels: inner, height: 1, width: tokens, values: LayerTests.values(inner * tokens, seed: 75))
+        let bias = LayerTests.values(classes, seed: 76), panels = Layers.panels(weights, outputs: classes)
+        let integers = IntegerColumns(panels: panels, inner: inner, outputs: classes)
+        var narrow = FeatureMap(channels: 1, height: 1, width: 1), wide = narrow, scratch: [Float] = []
+        Layers.linearSoftmaxRows(input, panels: panels, bias: bias, integers: integers, into: &narrow, scratch: &scratch,
+                                 kernels: .int16)
+        Layers.linearSoftmaxRows(input, panels: panels, bias: bias, integers: integers, into: &wide, scratch: &scratch,
+                                 kernels: .vnni)
+        #expect(wide.height == tokens && wide.width == classes)
+        #expect(narrow.storage == wide.storage)
     }
 
     /// The last layer with its softmax in integers (the tokens scaled per run, the classes

@@ -227,3 +227,44 @@ struct AMXChoiceTests {
         #expect(KernelChoice.choose(flags: KernelChoiceTests.skylakeServer, request: "amx").kernels == .avx512)
     }
 }
+
+/// The plan where AVX-512 comes with VNNI (Ice Lake and later Xeons, AMD's Zen 4): the integer
+/// cascade on `VPDPWSSD`, AVX2's integer kernel when asked, fp32 when asked.
+struct VNNIChoiceTests {
+    static let iceLakeServer = KernelChoiceTests.skylakeServer.union(["avx512_vnni"])
+
+    @Test func aProcessorWithVNNIRunsTheWideIntegerCascade() {
+        let choice = KernelChoice.choose(flags: Self.iceLakeServer, request: nil)
+        #expect(choice == KernelChoice(runsNetworks: true, fastest: .vnni,
+                                       kernels: KernelChoice.vnniCascadeByDefault ? .vnni : .avx512,
+                                       cascade: KernelChoice.vnniCascadeByDefault))
+        #expect(!choice.reducedDetector)
+        #expect(choice.cascading == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .vnni, cascade: true))
+        #expect(choice.fp32 == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .avx512))
+    }
+
+    @Test func theRequestsPickTheIntegerKernelOrFP32() {
+        func kernels(_ request: String) -> KernelChoice { KernelChoice.choose(flags: Self.iceLakeServer, request: request) }
+        #expect(kernels("int16") == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .vnni))
+        #expect(kernels("int16-avx2") == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .int16))
+        #expect(kernels("int16-cascade") == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .vnni, cascade: true))
+        #expect(kernels("int16-all") == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .vnni, reducedDetector: true,
+                                                     cascade: true))
+        #expect(kernels("cascade") == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .vnni, cascade: true))
+        for request in ["avx512", "fp32", "bf16", "amx"] {
+            #expect(kernels(request) == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .avx512), "\(request)")
+        }
+        #expect(kernels("avx2") == KernelChoice(runsNetworks: true, fastest: .vnni, kernels: .avx2))
+        // VNNI without the rest of the AVX-512 build is AVX2's integer cascade.
+        let partial = KernelChoice.choose(flags: KernelChoiceTests.haswell.union(["avx512_vnni", "avx512f"]), request: nil)
+        #expect(partial.fastest == .avx2 && partial.kernels != .vnni)
+    }
+
+    @Test func tilesWinOverVNNIWhereLinuxLetsThemRun() {
+        let flags = AMXChoiceTests.sapphireRapids.union(["avx512_vnni"])
+        #expect(KernelChoice.choose(flags: flags, tilesPermitted: true, request: nil).fastest == .amx)
+        #expect(KernelChoice.choose(flags: flags, tilesPermitted: true, request: "int16").kernels == .vnni)
+        let refused = KernelChoice.choose(flags: flags, tilesPermitted: false, request: nil)
+        #expect(refused.fastest == .vnni && refused.kernels == (KernelChoice.vnniCascadeByDefault ? .vnni : .avx512))
+    }
+}

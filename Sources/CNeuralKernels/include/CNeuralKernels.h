@@ -44,19 +44,11 @@ void gloss_int16_pack(const float *packed, int depth, int columns, float limit, 
 /// every sum within 32 bits. Needs AVX2.
 void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *sums);
 
-/// A packed block of activations (`[tile][k][16]` floats, `depth` rows, `columns` columns) as
-/// 16-bit integers for `gloss_int16_kernel`: each column scaled so its largest magnitude is
-/// `limit` (`scales[p]` the float one integer stands for; 0 for a column of zeros, as the
-/// columns past `columns` of the last tile are in a packed block) and rounded to nearest,
-/// written `[tile][pair][16 columns][2]` (rows 2j and 2j + 1 of a column side by side, the odd
-/// row past `depth` zero). Needs AVX2.
-void gloss_int16_pack(const float *packed, int depth, int columns, float limit, int16_t *output, float *scales);
-
-/// Six rows by sixteen columns of 32-bit sums over `pairs` pairs of the depth: `a` the six
-/// rows' weights `[pair][6]`, each a pair of 16-bit integers (row 2j low, 2j + 1 high), `b` one
-/// tile of `gloss_int16_pack`'s layout; writes `sums` `[6][16]`. The caller's scales keep
-/// every sum within 32 bits. Needs AVX2.
-void gloss_int16_kernel(const int32_t *a, const int16_t *b, int pairs, int32_t *sums);
+/// `gloss_int16_kernel`'s sums on AVX-512 VNNI, over `tiles` (1 to 4) tiles at once: the
+/// first at `b`, each next `tileStride` values on; writes `sums` `[6][64]` (the first `tiles`
+/// sixteen of each row). The same integer sums as `gloss_int16_kernel`'s, bit for bit. Needs
+/// AVX512-F, -BW and -VNNI.
+void gloss_int16_wide_kernel(const int32_t *a, const int16_t *b, long tileStride, int tiles, int pairs, int32_t *sums);
 
 /// Sets the calling thread's floating-point control (MXCSR) to flush results below float's
 /// smallest normal number to zero (FTZ) and to read such inputs as zero (DAZ), and returns the

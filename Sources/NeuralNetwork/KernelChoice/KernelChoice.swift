@@ -7,21 +7,24 @@ import Glibc
 /// plain build elsewhere), the packed product's inner loop compiled for AVX-512
 /// (`GlossNeuralKernelsAVX512`, twice the floats a register and 32 registers), and the packed
 /// product on Intel AMX's bf16 tiles (`CNeuralKernels`: the weights and the activations rounded
-/// to bf16, the sums in fp32; the rest of the network as `avx512`), and the packed product in
+/// to bf16, the sums in fp32; the rest of the network as `avx512`), the packed product in
 /// 16-bit integers on AVX2 (`int16`: `CNeuralKernels`' `VPMADDWD` kernel, the weights scaled
-/// row by row and the activations column by column, the sums in 32 bits; the rest as `avx2`).
+/// row by row and the activations column by column, the sums in 32 bits; the rest as `avx2`),
+/// and the same integers on AVX-512 VNNI (`vnni`: `VPDPWSSD`, four tiles of columns at once,
+/// the same sums bit for bit; the rest as `avx512`).
 public enum KernelSet: String, Sendable, Equatable, CaseIterable {
     case avx2
     case avx512
     case amx
     case int16
+    case vnni
 
     /// What the packed products of a network built for these kernels multiply.
     public var products: Products {
         switch self {
         case .avx2, .avx512: .fp32
         case .amx: .bf16
-        case .int16: .int16
+        case .int16, .vnni: .int16
         }
     }
 
@@ -32,7 +35,7 @@ public enum KernelSet: String, Sendable, Equatable, CaseIterable {
     public var fp32: KernelSet {
         switch self {
         case .avx2, .int16: .avx2
-        case .avx512, .amx: .avx512
+        case .avx512, .amx, .vnni: .avx512
         }
     }
 }
@@ -82,9 +85,16 @@ public struct KernelChoice: Sendable, Equatable {
 
     /// Whether the 16-bit integer cascade runs by default where the processor has AVX2 but not
     /// AVX-512: yes. Its products run at about 1.6 times fp32's rate on an AMD EPYC (Zen 3)
-    /// (`bench/neural/README.md`, "16-bit products on AVX2"). With AVX-512 the wide fp32 kernel
-    /// is as fast, so it is only run when asked there (`GLOSS_NEURAL_KERNELS=int16`).
+    /// (`bench/neural/README.md`, "16-bit products on AVX2"). With AVX-512 alone the wide fp32
+    /// kernel is as fast, so it is only run when asked there (`GLOSS_NEURAL_KERNELS=int16`); with
+    /// AVX-512 VNNI the wide integer kernel runs (`vnniCascadeByDefault`).
     static let int16CascadeByDefault = true
+
+    /// Whether the integer cascade runs by default where the processor has AVX-512 VNNI (and no
+    /// AMX): yes. `VPDPWSSD` sums twice the products of an fp32 `VFMADD` in the same time, and
+    /// its sums are the AVX2 kernel's, so it reads every line the AVX2 cascade reads
+    /// (`bench/neural/README.md`, "16-bit products on AVX-512 VNNI").
+    static let vnniCascadeByDefault = true
 
     /// Whether the detector's products run in 16-bit integers where the cascade's do by default.
     static let int16DetectorByDefault = false
@@ -98,6 +108,9 @@ public struct KernelChoice: Sendable, Equatable {
     /// vector length).
     static let wideFlags = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
 
+    /// The flag the wide integer kernel (`vnni`) needs besides the AVX-512 build's.
+    static let vnniFlags = ["avx512_vnni"]
+
     /// The plan: `flags` the processor's (nil where it is not x86-64: the plain build runs);
     /// `tilesPermitted` whether Linux let the process use AMX's tiles (asked only where the
     /// flags have them); `request` the value of `GLOSS_NEURAL_KERNELS`: `avx2` keeps the AVX-512
@@ -105,9 +118,10 @@ public struct KernelChoice: Sendable, Equatable {
     /// products in fp32, `bf16` (or `amx`) runs the recogniser's and classifier's products in
     /// bf16 on AMX, `bf16-all` the detector's too, `cascade` the recogniser's checked by fp32
     /// (`cascade`: the processor's `cascadeKernels`), `int16` the recogniser's and
-    /// classifier's in 16-bit integers on AVX2, `int16-cascade` the recogniser's checked by
-    /// fp32, `int16-all` that and the detector's in integers; any other value, or none, runs the
-    /// default (`cascadeByDefault`, `bf16ByDefault`, `int16CascadeByDefault`,
+    /// classifier's in 16-bit integers (with AVX-512 VNNI's kernel where the processor has it,
+    /// `int16-avx2` AVX2's), `int16-cascade` the recogniser's checked by fp32, `int16-all` that
+    /// and the detector's in integers; any other value, or none, runs the default
+    /// (`cascadeByDefault`, `bf16ByDefault`, `int16CascadeByDefault`, `vnniCascadeByDefault`,
     /// `int16DetectorByDefault`). A request never runs what the processor lacks.
     public static func choose(flags: Set<String>?, tilesPermitted: Bool = false, request: String?) -> KernelChoice {
         guard let flags else { return KernelChoice(runsNetworks: true, fastest: .avx2, kernels: .avx2) }
@@ -115,26 +129,30 @@ public struct KernelChoice: Sendable, Equatable {
         guard runs else { return KernelChoice(runsNetworks: false, fastest: .avx2, kernels: .avx2) }
         let wide = runs && wideFlags.allSatisfy(flags.contains)
         let tiles = wide && tilesPermitted && tileFlags.allSatisfy(flags.contains)
-        let fastest: KernelSet = tiles ? .amx : wide ? .avx512 : .avx2
+        let vnni = wide && vnniFlags.allSatisfy(flags.contains)
+        let fastest: KernelSet = tiles ? .amx : vnni ? .vnni : wide ? .avx512 : .avx2
         let fastestFP32: KernelSet = wide ? .avx512 : .avx2
+        let integers: KernelSet = vnni ? .vnni : .int16
         let reduced = cascadeKernels(fastest: fastest)
         let kernels: KernelSet
         var cascade = false, detector = false
         switch request {
         case "avx2": kernels = .avx2
         case "avx512", "fp32": kernels = fastestFP32
-        case "amx", "bf16": kernels = fastest
-        case "bf16-all": (kernels, detector) = (fastest, true)
+        case "amx", "bf16": kernels = tiles ? .amx : fastestFP32
+        case "bf16-all": (kernels, detector) = (tiles ? .amx : fastestFP32, true)
         case "cascade": (kernels, cascade) = (reduced ?? fastestFP32, true)
-        case "int16": kernels = .int16
-        case "int16-cascade": (kernels, cascade) = (.int16, true)
-        case "int16-all": (kernels, cascade, detector) = (.int16, true, true)
+        case "int16": kernels = integers
+        case "int16-avx2": kernels = .int16
+        case "int16-cascade": (kernels, cascade) = (integers, true)
+        case "int16-all": (kernels, cascade, detector) = (integers, true, true)
         default:
             switch reduced {
             case .amx:
                 kernels = bf16ByDefault || cascadeByDefault ? .amx : fastestFP32
                 cascade = !bf16ByDefault && cascadeByDefault
             case .int16 where int16CascadeByDefault: (kernels, cascade, detector) = (.int16, true, int16DetectorByDefault)
+            case .vnni where vnniCascadeByDefault: (kernels, cascade, detector) = (.vnni, true, int16DetectorByDefault)
             default: kernels = fastestFP32
             }
         }
@@ -148,11 +166,12 @@ public struct KernelChoice: Sendable, Equatable {
     }
 
     /// The reduced products the cascade runs where `fastest` are the fastest kernels: bf16 on
-    /// AMX, 16-bit integers on AVX2 alone; none with AVX-512 alone, whose fp32 kernel is about
-    /// as fast as the integer one.
+    /// AMX, 16-bit integers on AVX2 alone and on AVX-512 VNNI; none with AVX-512 alone, whose
+    /// fp32 kernel is about as fast as AVX2's integer one.
     static func cascadeKernels(fastest: KernelSet) -> KernelSet? {
         switch fastest {
         case .amx: .amx
+        case .vnni: .vnni
         case .avx2, .int16: .int16
         case .avx512: nil
         }
