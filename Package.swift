@@ -109,8 +109,9 @@ let package = Package(
         // Swift modules are built for any x86-64); the same bytes on any processor.
         .target(name: "CImagingKernels", path: "Sources/CImagingKernels", exclude: ["README.md"]),
         .target(
-            name: "GlossNeuralNetwork", dependencies: ["GlossNeuralKernelChoice", "GlossNeuralKernelsAVX512", "CNeuralKernels"],
-            path: "Sources/NeuralNetwork", exclude: ["README.md", "KernelChoice", "AVX512"], swiftSettings: vectorSettings
+            name: "GlossNeuralNetwork",
+            dependencies: ["GlossNeuralKernelChoice", "GlossNeuralKernelsAVX512", "GlossNeuralActivation", "CNeuralKernels"],
+            path: "Sources/NeuralNetwork", exclude: ["README.md", "KernelChoice", "AVX512", "Activation"], swiftSettings: vectorSettings
         ),
         .target(
             name: "GlossNeuralKernelChoice", dependencies: ["CNeuralKernels"], path: "Sources/NeuralNetwork/KernelChoice",
@@ -119,7 +120,11 @@ let package = Package(
         // The AMX (bf16 tiles) product and its AVX512-BF16 packing, in C for the tile intrinsics:
         // each function carries its own target attribute, so the module builds for any x86-64.
         .target(name: "CNeuralKernels", path: "Sources/CNeuralKernels", exclude: ["README.md"]),
-        .target(name: "GlossNeuralKernelsAVX512", path: "Sources/NeuralNetwork/AVX512", swiftSettings: wideVectorSettings),
+        .target(name: "GlossNeuralKernelsAVX512", dependencies: ["GlossNeuralActivation"], path: "Sources/NeuralNetwork/AVX512",
+                swiftSettings: wideVectorSettings),
+        // The activations and the products' stores, all inlined into the two kernel modules
+        // above, which compile them for their own processors.
+        .target(name: "GlossNeuralActivation", path: "Sources/NeuralNetwork/Activation", swiftSettings: swiftSettings),
         // The PP-OCRv6 weights, assembled into the binary with `.incbin` (models/ppocr/README.md).
         .target(name: "CPPOCRModels", path: "Sources/CPPOCRModels", exclude: ["README.md"], cSettings: [.headerSearchPath(".")]),
         // YuNet's weights, the report's templates and the sRGB profile, compiled in by C23's #embed.

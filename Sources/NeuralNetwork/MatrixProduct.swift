@@ -515,13 +515,12 @@ extension Kernels {
                             }
                             for t in 0..<count {
                                 let column = (tile + t) * tileColumns
-                                storeIntegers(sums + t * tileColumns, stride: sumsStride, rows: min(panelRows, rows - row),
-                                              firstRow: row, rowScales: rowScales.baseAddress!,
-                                              columnScales: Layers.load(scales + column), column: column,
-                                              width: min(tileColumns, columns - column), bias: bias, activation: activation,
-                                              residual: residual, residualStride: residualStride,
-                                              output: output.base + row * output.rowStride + (tile + t) * output.tileStride,
-                                              rowStride: output.rowStride, padded: output.isPacked)
+                                let store = group > 1 ? WideStores.storeIntegers : Self.storeIntegers
+                                store(sums + t * tileColumns, sumsStride, min(panelRows, rows - row), row, rowScales.baseAddress!,
+                                      Layers.load(scales + column), column, min(tileColumns, columns - column), bias, activation,
+                                      residual, residualStride,
+                                      output.base + row * output.rowStride + (tile + t) * output.tileStride, output.rowStride,
+                                      output.isPacked)
                             }
                             row += panelRows
                         }
@@ -532,22 +531,18 @@ extension Kernels {
         }
     }
 
-    /// The epilogue of a block of integer sums: `rows` rows of sixteen 32-bit sums, `stride`
-    /// apart, each scaled back by its row's scale (`rowScales[firstRow + r]`) and its columns'
-    /// (`columnScales`), then stored with the bias, activation and residual.
+    /// `Epilogue.storeIntegers` compiled here, for AVX2 (`WideStores.storeIntegers` on AVX-512).
+    @inline(never)
     static func storeIntegers(
-        _ sums: UnsafePointer<Int32>, stride: Int, rows: Int, firstRow: Int, rowScales: UnsafePointer<Float>,
-        columnScales: Vector, column: Int, width: Int, bias: UnsafePointer<Float>?, activation: Activation,
-        residual: UnsafePointer<Float>?, residualStride: Int, output: UnsafeMutablePointer<Float>, rowStride: Int, padded: Bool
+        _ sums: UnsafePointer<Int32>, _ stride: Int, _ rows: Int, _ firstRow: Int, _ rowScales: UnsafePointer<Float>,
+        _ columnScales: Vector, _ column: Int, _ width: Int, _ bias: UnsafePointer<Float>?, _ activation: Activation,
+        _ residual: UnsafePointer<Float>?, _ residualStride: Int, _ output: UnsafeMutablePointer<Float>, _ rowStride: Int,
+        _ padded: Bool
     ) {
-        for r in 0..<rows {
-            let integers = UnsafeRawPointer(sums + r * stride).loadUnaligned(as: SIMD16<Int32>.self)
-            var sum = Vector(integers) * (columnScales * rowScales[firstRow + r])
-            if let bias { sum += Vector(repeating: bias[firstRow + r]) }
-            store(sum, columns: width, activation: activation,
-                  residual: residual.map { $0 + (firstRow + r) * residualStride + column },
-                  output: output + r * rowStride, padded: padded)
-        }
+        Epilogue.storeIntegers(sums, stride: stride, rows: rows, firstRow: firstRow, rowScales: rowScales,
+                               columnScales: columnScales, column: column, width: width, bias: bias, activation: activation,
+                               residual: residual, residualStride: residualStride, output: output, rowStride: rowStride,
+                               padded: padded)
     }
 
     /// AMX's tile: sixteen rows of 64 bytes, 32 bf16 values of the depth (or sixteen floats).
@@ -689,25 +684,12 @@ extension Kernels {
         return Vector(lowHalf: half(sum.lowHalf), highHalf: half(sum.highHalf))
     }
 
-    /// Stores one row of a block's sums: the activation, the residual's row, then the first
-    /// `columns` values (all sixteen when `padded`, or when the tile is whole).
+    /// Stores one row of a block's sums (`Epilogue.store`, compiled here for AVX2).
     @inline(__always)
     static func store(
         _ sum: Vector, columns: Int, activation: Activation, residual: UnsafePointer<Float>?,
         output: UnsafeMutablePointer<Float>, padded: Bool
     ) {
-        var value = activation.apply(sum)
-        if let residual {
-            if columns == tileColumns {
-                value += UnsafeRawPointer(residual).loadUnaligned(as: Vector.self)
-            } else {
-                for lane in 0..<columns { value[lane] += residual[lane] }
-            }
-        }
-        if padded || columns == tileColumns {
-            UnsafeMutableRawPointer(output).storeBytes(of: value, as: Vector.self)
-        } else {
-            for lane in 0..<columns { output[lane] = value[lane] }
-        }
+        Epilogue.store(sum, columns: columns, activation: activation, residual: residual, output: output, padded: padded)
     }
 }
