@@ -481,23 +481,26 @@ extension Kernels {
                               kernels: kernels)
     }
 
-    /// How many tiles of sixteen columns the integer kernel sums at once: four on AVX-512 VNNI
-    /// (`gloss_int16_wide_kernel`, 24 registers of sums), one on AVX2 (`gloss_int16_kernel`).
-    static func integerTiles(_ kernels: KernelSet) -> Int { kernels == .vnni ? 4 : 1 }
+    /// How many tiles of sixteen columns VNNI's integer kernel sums at once
+    /// (`gloss_int16_wide_kernel`, 24 registers of sums); AVX2's (`gloss_int16_kernel`) sums one.
+    static let wideIntegerTiles = 4
 
     /// The product of `weights` (`rows` rows) by `columns` columns of 16-bit integers in
     /// `gloss_int16_pack`'s layout (`b`, with each column's scale in `scales`): every panel over
-    /// `integerTiles` tiles of sixteen columns at a time (which stay in the cache while the
-    /// panels pass), the sums scaled back to floats by their row's and column's scales and
-    /// stored with the bias, activation and residual as the other kernels store. The two
-    /// integer kernels give the same sums, so the same floats.
+    /// `wideIntegerTiles` tiles of sixteen columns at a time on VNNI, one on AVX2 (they stay in
+    /// the cache while the panels pass), the sums scaled back to floats by their row's and
+    /// column's scales and stored with the bias, activation and residual as the other kernels
+    /// store. The two integer kernels give the same sums, so the same floats.
     static func multiplyIntegerBlocks(
         _ weights: IntegerPanels, rows: Int, integers b: UnsafePointer<Int16>, scales: UnsafePointer<Float>, columns: Int,
         bias: UnsafePointer<Float>?, activation: Activation, residual: UnsafePointer<Float>?, residualStride: Int,
         output: Destination, kernels: KernelSet
     ) {
         let tiles = (columns + tileColumns - 1) / tileColumns, pairs = weights.pairs, tileSize = pairs * 2 * tileColumns
-        let group = integerTiles(kernels), sumsStride = group * tileColumns
+        // VNNI's kernel, and the stores compiled for AVX-512 after it; or AVX2's, and the stores
+        // compiled here.
+        let wide = kernels == .vnni, group = wide ? wideIntegerTiles : 1, sumsStride = group * tileColumns
+        let store = wide ? WideStores.storeIntegers : Epilogue.storeIntegers
         weights.values.withUnsafeBufferPointer { a in
             weights.scales.withUnsafeBufferPointer { rowScales in
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: panelRows * sumsStride) { block in
@@ -508,14 +511,13 @@ extension Kernels {
                         var row = 0
                         while row < rows {
                             let panel = a.baseAddress! + row * pairs, first = b + tile * tileSize
-                            if group > 1 {
+                            if wide {
                                 gloss_int16_wide_kernel(panel, first, tileSize, Int32(count), Int32(pairs), sums)
                             } else {
                                 gloss_int16_kernel(panel, first, Int32(pairs), sums)
                             }
                             for t in 0..<count {
                                 let column = (tile + t) * tileColumns
-                                let store = group > 1 ? WideStores.storeIntegers : Self.storeIntegers
                                 store(sums + t * tileColumns, sumsStride, min(panelRows, rows - row), row, rowScales.baseAddress!,
                                       Layers.load(scales + column), column, min(tileColumns, columns - column), bias, activation,
                                       residual, residualStride,
@@ -529,20 +531,6 @@ extension Kernels {
                 }
             }
         }
-    }
-
-    /// `Epilogue.storeIntegers` compiled here, for AVX2 (`WideStores.storeIntegers` on AVX-512).
-    @inline(never)
-    static func storeIntegers(
-        _ sums: UnsafePointer<Int32>, _ stride: Int, _ rows: Int, _ firstRow: Int, _ rowScales: UnsafePointer<Float>,
-        _ columnScales: Vector, _ column: Int, _ width: Int, _ bias: UnsafePointer<Float>?, _ activation: Activation,
-        _ residual: UnsafePointer<Float>?, _ residualStride: Int, _ output: UnsafeMutablePointer<Float>, _ rowStride: Int,
-        _ padded: Bool
-    ) {
-        Epilogue.storeIntegers(sums, stride: stride, rows: rows, firstRow: firstRow, rowScales: rowScales,
-                               columnScales: columnScales, column: column, width: width, bias: bias, activation: activation,
-                               residual: residual, residualStride: residualStride, output: output, rowStride: rowStride,
-                               padded: padded)
     }
 
     /// AMX's tile: sixteen rows of 64 bytes, 32 bf16 values of the depth (or sixteen floats).

@@ -47,15 +47,22 @@ struct IntegerProductTests {
         (inputScale / 2 * weights + weightScale / 2 * inputs + Float(inner) * weightScale * inputScale / 4) * 1.01 + 1e-6
     }
 
+    /// Random weights (`rows x inner`, kept in integers too), input (`inner x columns`) and bias,
+    /// from seeds `seed`, `seed + 1` and `seed + 2`.
+    static func randomProduct(rows: Int, inner: Int, columns: Int, seed: UInt64)
+        -> (values: [Float], input: [Float], bias: [Float], weights: PackedMatrix) {
+        let values = LayerTests.values(rows * inner, seed: seed)
+        return (values, LayerTests.values(inner * columns, seed: seed + 1), LayerTests.values(rows, seed: seed + 2),
+                PackedMatrix(values, rows: rows, inner: inner, products: .int16))
+    }
+
     /// Rows around a panel (6), columns around one and two tiles (16, 32), odd and even
     /// depths from one to a convolution's gathered taps.
     @Test(.enabled(if: runsIntegers, "this processor does not run the networks"),
           arguments: [(1, 1, 1), (7, 5, 17), (6, 32, 16), (13, 33, 33), (32, 64, 64), (45, 27, 100), (120, 480, 80),
                       (480, 120, 47), (6, 1151, 20)])
     func theIntegerProductIsTheFP32OneWithinItsRounding(rows: Int, inner: Int, columns: Int) throws {
-        let values = LayerTests.values(rows * inner, seed: 61), input = LayerTests.values(inner * columns, seed: 62)
-        let bias = LayerTests.values(rows, seed: 63)
-        let weights = PackedMatrix(values, rows: rows, inner: inner, products: .int16)
+        let (values, input, bias, weights) = Self.randomProduct(rows: rows, inner: inner, columns: columns, seed: 61)
         try #require(weights.integers != nil)
         for activation in [Activation.none, .relu] {
             let (worst, unwritten) = Self.compare(weights, values: values, input: input, columns: columns, bias: bias,
@@ -113,9 +120,7 @@ struct IntegerProductTests {
           arguments: [(1, 1, 1), (7, 5, 17), (6, 32, 48), (13, 33, 64), (12, 64, 65), (45, 27, 100), (120, 480, 80),
                       (480, 120, 47), (6, 1151, 130)])
     func theWideKernelStoresWhatAVX2sStores(rows: Int, inner: Int, columns: Int) throws {
-        let values = LayerTests.values(rows * inner, seed: 71), input = LayerTests.values(inner * columns, seed: 72)
-        let bias = LayerTests.values(rows, seed: 73)
-        let weights = PackedMatrix(values, rows: rows, inner: inner, products: .int16)
+        let (_, input, bias, weights) = Self.randomProduct(rows: rows, inner: inner, columns: columns, seed: 71)
         for activation in [Activation.none, .relu, .gelu] {
             let narrow = ReducedProducts.product(weights, input: input, columns: columns, bias: bias, activation: activation,
                                                  kernels: .int16)

@@ -6,12 +6,12 @@ import GlossNeuralActivation
 /// `GlossNeuralNetwork`'s AVX2 build. The same operations in the same order, so the same
 /// values. Run only where `KernelChoice` chose the VNNI kernels.
 public enum WideStores {
+    /// `Epilogue.storeIntegers`, its arguments in the same order.
     @inline(never)
     public static func storeIntegers(
-        _ sums: UnsafePointer<Int32>, _ stride: Int, _ rows: Int, _ firstRow: Int, _ rowScales: UnsafePointer<Float>,
-        _ columnScales: SIMD16<Float>, _ column: Int, _ width: Int, _ bias: UnsafePointer<Float>?, _ activation: Activation,
-        _ residual: UnsafePointer<Float>?, _ residualStride: Int, _ output: UnsafeMutablePointer<Float>, _ rowStride: Int,
-        _ padded: Bool
+        _ sums: UnsafePointer<Int32>, stride: Int, rows: Int, firstRow: Int, rowScales: UnsafePointer<Float>,
+        columnScales: SIMD16<Float>, column: Int, width: Int, bias: UnsafePointer<Float>?, activation: Activation,
+        residual: UnsafePointer<Float>?, residualStride: Int, output: UnsafeMutablePointer<Float>, rowStride: Int, padded: Bool
     ) {
         Epilogue.storeIntegers(sums, stride: stride, rows: rows, firstRow: firstRow, rowScales: rowScales,
                                columnScales: columnScales, column: column, width: width, bias: bias, activation: activation,

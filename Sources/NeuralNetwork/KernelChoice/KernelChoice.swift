@@ -133,14 +133,15 @@ public struct KernelChoice: Sendable, Equatable {
         let fastest: KernelSet = tiles ? .amx : vnni ? .vnni : wide ? .avx512 : .avx2
         let fastestFP32: KernelSet = wide ? .avx512 : .avx2
         let integers: KernelSet = vnni ? .vnni : .int16
+        let bf16: KernelSet = tiles ? .amx : fastestFP32
         let reduced = cascadeKernels(fastest: fastest)
         let kernels: KernelSet
         var cascade = false, detector = false
         switch request {
         case "avx2": kernels = .avx2
         case "avx512", "fp32": kernels = fastestFP32
-        case "amx", "bf16": kernels = tiles ? .amx : fastestFP32
-        case "bf16-all": (kernels, detector) = (tiles ? .amx : fastestFP32, true)
+        case "amx", "bf16": kernels = bf16
+        case "bf16-all": (kernels, detector) = (bf16, true)
         case "cascade": (kernels, cascade) = (reduced ?? fastestFP32, true)
         case "int16": kernels = integers
         case "int16-avx2": kernels = .int16
