@@ -250,7 +250,8 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["GlossGeometry"], swiftSettings: testSettings),
         .testTarget(name: "PDFGraftTests", dependencies: ["GlossPDFGraft", "GlossTestSupport"], swiftSettings: testSettings),
         .testTarget(
-            name: "NeuralNetworkTests", dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CPPOCRModels"], exclude: ["Golden"],
+            name: "NeuralNetworkTests",
+            dependencies: ["GlossNeuralNetwork", "GlossNeuralKernelChoice", "CNeuralKernels", "CPPOCRModels"], exclude: ["Golden"],
             swiftSettings: swiftSettings  // optimised: see testSettings
         ),
         .testTarget(

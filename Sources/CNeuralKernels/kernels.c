@@ -104,11 +104,27 @@ void gloss_int16_pack(const float *packed, int depth, int columns, float limit, 
     for (int tile = 0; tile < tiles; tile++) {
         const float *source = packed + (long)tile * depth * 16;
         int16_t *target = output + (long)tile * pairs * 32;
-        __m256 top0 = zero, top1 = zero;
-        for (int k = 0; k < depth; k++) {
-            top0 = _mm256_max_ps(top0, _mm256_andnot_ps(sign, _mm256_loadu_ps(source + k * 16)));
-            top1 = _mm256_max_ps(top1, _mm256_andnot_ps(sign, _mm256_loadu_ps(source + k * 16 + 8)));
+        // Four running maxima a half, row k in the (k mod 4)th, then combined in a fixed order:
+        // with one, each maximum waited on the one before, and that loop held 57% of the
+        // packing's samples (`perf annotate` of the same loop in AVX-512).
+        __m256 low0 = zero, low1 = zero, low2 = zero, low3 = zero;
+        __m256 high0 = zero, high1 = zero, high2 = zero, high3 = zero;
+#define GLOSS_LARGEST(low, high, k)                                                              \
+    low = _mm256_max_ps(low, _mm256_andnot_ps(sign, _mm256_loadu_ps(source + (k) * 16)));       \
+    high = _mm256_max_ps(high, _mm256_andnot_ps(sign, _mm256_loadu_ps(source + (k) * 16 + 8)))
+        int k = 0;
+        for (; k + 4 <= depth; k += 4) {
+            GLOSS_LARGEST(low0, high0, k);
+            GLOSS_LARGEST(low1, high1, k + 1);
+            GLOSS_LARGEST(low2, high2, k + 2);
+            GLOSS_LARGEST(low3, high3, k + 3);
         }
+        if (k < depth) { GLOSS_LARGEST(low0, high0, k); }
+        if (k + 1 < depth) { GLOSS_LARGEST(low1, high1, k + 1); }
+        if (k + 2 < depth) { GLOSS_LARGEST(low2, high2, k + 2); }
+#undef GLOSS_LARGEST
+        __m256 top0 = _mm256_max_ps(_mm256_max_ps(low0, low1), _mm256_max_ps(low2, low3));
+        __m256 top1 = _mm256_max_ps(_mm256_max_ps(high0, high1), _mm256_max_ps(high2, high3));
         // A column of zeros keeps the scale 0 and its integers 0.
         __m256 limits = _mm256_set1_ps(limit);
         __m256 live0 = _mm256_cmp_ps(top0, zero, _CMP_GT_OQ), live1 = _mm256_cmp_ps(top1, zero, _CMP_GT_OQ);

@@ -1,4 +1,7 @@
 import Foundation
+#if arch(x86_64)
+import CNeuralKernels
+#endif
 @testable import GlossNeuralKernelChoice
 @testable import GlossNeuralNetwork
 import Testing
@@ -130,6 +133,44 @@ struct IntegerProductTests {
             let differing = zip(narrow, wide).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(differing == 0, "\(rows)x\(inner)x\(columns) \(activation): \(differing) values differ")
         }
+    }
+
+    /// `gloss_int16_pack` against its definition, computed here one value at a time: each
+    /// column's scale its largest magnitude over the limit (0 for a column of zeros), each value
+    /// times the limit over that magnitude rounded to nearest (ties to even), rows 2j and 2j + 1
+    /// side by side, the odd row past the depth zero. Bit for bit, on depths around the packing's
+    /// four running maxima, columns around a tile, a column of zeros and a column of one large
+    /// value among small ones (its maximum in a middle row).
+    @Test(.enabled(if: runsIntegers, "this processor does not run the networks"),
+          arguments: [(1, 1), (2, 16), (3, 17), (4, 5), (5, 32), (7, 40), (8, 16), (9, 33), (37, 47)])
+    func thePackScalesEachColumnToItsLimit(depth: Int, columns: Int) {
+        #if arch(x86_64)
+        let tiles = (columns + 15) / 16, pairs = (depth + 1) / 2, limit = IntegerPanels.activationLimit
+        let values = LayerTests.values(tiles * depth * 16, seed: UInt64(depth * 100 + columns))
+        func value(_ k: Int, _ column: Int) -> Float {
+            guard column < columns else { return 0 }
+            let random = values[((column / 16) * depth + k) * 16 + column % 16]
+            return column == 1 ? 0 : column == 2 ? (k == depth / 2 ? 900 : random / 1000) : random
+        }
+        var block = [Float](repeating: 0, count: tiles * depth * 16)
+        for column in 0..<(tiles * 16) {
+            for k in 0..<depth { block[((column / 16) * depth + k) * 16 + column % 16] = value(k, column) }
+        }
+        var integers = [Int16](repeating: -1, count: tiles * pairs * 32), scales = [Float](repeating: .nan, count: tiles * 16)
+        gloss_int16_pack(block, Int32(depth), Int32(columns), limit, &integers, &scales)
+        var wrongIntegers = 0, wrongScales = 0
+        for column in 0..<(tiles * 16) {
+            let top = (0..<depth).reduce(Float(0)) { max($0, abs(value($1, column))) }
+            let up = top > 0 ? limit / top : 0
+            if scales[column].bitPattern != (top / limit).bitPattern { wrongScales += 1 }
+            for k in 0..<(2 * pairs) {
+                let expected = k < depth ? Int16((value(k, column) * up).rounded(.toNearestOrEven)) : 0
+                if integers[((column / 16) * pairs + k / 2) * 32 + (column % 16) * 2 + k % 2] != expected { wrongIntegers += 1 }
+            }
+        }
+        #expect(wrongIntegers == 0 && wrongScales == 0, "\(depth)x\(columns): \(wrongIntegers) integers, \(wrongScales) scales")
+        if columns > 1 { #expect(scales[1] == 0) }
+        #endif
     }
 
     /// The last layer (18,710 classes in the recogniser: tiles of columns by the thousand) the
