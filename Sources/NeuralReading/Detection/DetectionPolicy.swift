@@ -100,7 +100,7 @@ public struct DetectionPolicy: Sendable, Equatable {
     /// the tune half of the 73 bench pages among 16, 20 and 24 (`bench/reading/cost.py
     /// --baseline`, `accurate`): 16 took 0.912x of the CPU a page at F1 -0.001 and CER -0.004
     /// there, and 0.879x at F1 +0.001 and CER +0.001 on the measure half (20: 0.975x / 0.970x;
-    /// 24: 0.985x / 0.989x); `docs/reading.md`, "The detector's size from the words read".
+    /// 24: 0.985x / 0.989x); `docs/reading-measured.md`, "The detector's size from the words read".
     public var shrinkingWordHeight: Double? = 16
     /// The page is never scaled by less or more than this, whatever its letters measure: a
     /// guard against a mismeasured x-height, not a measured bound.

@@ -187,7 +187,7 @@ struct TextAnalyzer: Analyzer {
             if cancellation.isRaised { throw CancellationError() }
             // The scaled copy is the one read: reading the page as it came too, and keeping the
             // more confident reading, changed no kind of page on the half it was not tuned on
-            // (docs/reading.md, "The rules measured"); a doubted page's turns still are.
+            // (docs/reading-measured.md, "The rules measured"); a doubted page's turns still are.
             enlarged = scale.factor > 1
             resolutionDoubted = scale.factor == 1 && resolution != nil && scale.resolution != resolution
             if comparesUnscaled && (enlarged || resolutionDoubted) {

@@ -284,8 +284,8 @@ final class PagePreparer {
     /// Whether a page whose orientation detector may wait for its first reading does wait:
     /// when Leptonica's signal is unclear and leans to no turn. A page it leans to turning is
     /// asked at once: read first as it came, a page on its side or head costs a reading the
-    /// wrong way before the detector turns it (a weak lean waiting too: docs/reading.md, "What
-    /// `fast` costs").
+    /// wrong way before the detector turns it (a weak lean waiting too: docs/reading-measured.md,
+    /// "What `fast` costs").
     static func leavesWayUpToReading(_ signal: TextDirectionSignal) -> Bool {
         !clearlyUpright(signal) && signal.suggestedRotation == 0
     }

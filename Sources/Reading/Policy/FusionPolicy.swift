@@ -61,7 +61,7 @@ public struct FusionPolicy: Sendable, Equatable {
     /// was left unread. Not swept: on the 73 bench pages every page Tesseract read surely had 4
     /// to 8 lines and no such ink, so any bar up to 4 lines and from 0 ink fires on the same
     /// pages; the bars keep a page of one or two lines (a photograph's caption) or with ink
-    /// unread from standing on so little. Measured in docs/reading.md ("What `accurate` costs").
+    /// unread from standing on so little. Measured in docs/reading-measured.md ("What `accurate` costs").
     public var surePageLines = 3
     public var surePageText = 0.02
 

@@ -24,7 +24,7 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// a fifth of the reading) asked only when that reading does not settle the way up
     /// (`SecondReadings.settlesWayUp`). Not `accurate`: its detector's lines are read on the page
     /// as the preparer stands it, and settle its way up themselves (`FusionPolicy.uprightLines`).
-    /// Measured side by side in docs/reading.md, "What `fast` costs".
+    /// Measured side by side in docs/reading-measured.md, "What `fast` costs".
     public var defersOrientation: Set<TextMode> = [.fast]
 
     /// The mean word confidence from which the first reading of a page whose orientation
@@ -64,8 +64,8 @@ public struct PreparationPolicy: Sendable, Equatable {
     /// comparison off on every page: F1 / CER in `fast` +0.003 / +0.003 (tune, two pages it was
     /// built on) and -0.000 / -0.001 (measure); it was kept for doubted pages, which every page
     /// with letters is (turned over when garbled). Measured off for those, side by side
-    /// (`bench/reading/cost.py --baseline --reference cli`, docs/reading.md "What `fast`
-    /// costs"): see the figures there.
+    /// (`bench/reading/cost.py --baseline --reference cli`, docs/reading-measured.md
+    /// "What `fast` costs"): see the figures there.
     public var comparesSurePages = false
 
     /// The mean word confidence from which a reading is trusted without a second. On the real
