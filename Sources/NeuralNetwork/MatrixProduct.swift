@@ -364,7 +364,7 @@ extension Kernels {
                     for t in 0..<(pair ? wideTiles : 1) {
                         let column = (tile + t) * tileColumns, width = min(tileColumns, columns - column)
                         for r in 0..<count {
-                            store(Layers.load(sums + r * blockColumns + t * tileColumns), columns: width,
+                            Epilogue.store(Layers.load(sums + r * blockColumns + t * tileColumns), columns: width,
                                   activation: activation,
                                   residual: residual.map { $0 + (row + r) * residualStride + column },
                                   output: output.base + (row + r) * output.rowStride + (tile + t) * output.tileStride,
@@ -418,7 +418,7 @@ extension Kernels {
                     }
                     for t in 0..<(pair ? wideTiles : 1) {
                         for r in 0..<count {
-                            store(Layers.load(sums + r * blockColumns + t * tileColumns), columns: tileColumns,
+                            Epilogue.store(Layers.load(sums + r * blockColumns + t * tileColumns), columns: tileColumns,
                                   activation: activation, residual: nil,
                                   output: output.base + (row + r) * output.rowStride + t * output.tileStride, padded: false)
                         }
@@ -579,7 +579,7 @@ extension Kernels {
                         for r in 0..<count {
                             var sum = Layers.load(sums + r * block + t * tileColumns)
                             if let bias { sum += Vector(repeating: bias[first + r]) }
-                            store(sum, columns: width, activation: activation,
+                            Epilogue.store(sum, columns: width, activation: activation,
                                   residual: residual.map { $0 + (first + r) * residualStride + column },
                                   output: output.base + (first + r) * output.rowStride + (tile + t) * output.tileStride,
                                   padded: output.isPacked)
@@ -635,7 +635,7 @@ extension Kernels {
         }
         func finish(_ sum: Vector, _ r: Int) {
             guard r < rows else { return }
-            store(strided ? inColumnOrder(sum) : sum, columns: columns, activation: activation,
+            Epilogue.store(strided ? inColumnOrder(sum) : sum, columns: columns, activation: activation,
                   residual: residual.map { $0 + r * residualStride },
                   output: output + r * rowStride, padded: padded)
         }
@@ -670,14 +670,5 @@ extension Kernels {
                   highHalf: SIMD4(lowHalf: h.lowHalf.highHalf, highHalf: h.highHalf.highHalf))
         }
         return Vector(lowHalf: half(sum.lowHalf), highHalf: half(sum.highHalf))
-    }
-
-    /// Stores one row of a block's sums (`Epilogue.store`, compiled here for AVX2).
-    @inline(__always)
-    static func store(
-        _ sum: Vector, columns: Int, activation: Activation, residual: UnsafePointer<Float>?,
-        output: UnsafeMutablePointer<Float>, padded: Bool
-    ) {
-        Epilogue.store(sum, columns: columns, activation: activation, residual: residual, output: output, padded: padded)
     }
 }
