@@ -111,13 +111,13 @@ public enum Kernels {
                                 // inside the row, as the last lane's is start + 31).
                                 let top = UnsafeRawPointer(line + start).loadUnaligned(as: SIMD32<Float>.self)
                                 let bottom = UnsafeRawPointer(below + start).loadUnaligned(as: SIMD32<Float>.self)
-                                Layers.store(Layers.maximum(Layers.maximum(top.evenHalf, top.oddHalf),
-                                                            Layers.maximum(bottom.evenHalf, bottom.oddHalf)), target)
+                                Layers.store(VectorMath.maximum(VectorMath.maximum(top.evenHalf, top.oddHalf),
+                                                            VectorMath.maximum(bottom.evenHalf, bottom.oddHalf)), target)
                                 continue
                             }
                             if stride.1 == 1 && count == tileColumns && start >= 0 && start + tileColumns < width {
-                                Layers.store(Layers.maximum(Layers.maximum(Layers.load(line + start), Layers.load(line + start + 1)),
-                                                            Layers.maximum(Layers.load(below + start), Layers.load(below + start + 1))),
+                                Layers.store(VectorMath.maximum(VectorMath.maximum(Layers.load(line + start), Layers.load(line + start + 1)),
+                                                            VectorMath.maximum(Layers.load(below + start), Layers.load(below + start + 1))),
                                              target)
                                 continue
                             }
@@ -155,8 +155,8 @@ public enum Kernels {
                            into out: UnsafeMutablePointer<Float>) {
         var x = 0
         while x + lanes < width {
-            Layers.store(Layers.maximum(Layers.maximum(Layers.load(line + x), Layers.load(line + x + 1)),
-                                        Layers.maximum(Layers.load(below + x), Layers.load(below + x + 1))), out + x)
+            Layers.store(VectorMath.maximum(VectorMath.maximum(Layers.load(line + x), Layers.load(line + x + 1)),
+                                        VectorMath.maximum(Layers.load(below + x), Layers.load(below + x + 1))), out + x)
             x += lanes
         }
         while x < width - 1 {

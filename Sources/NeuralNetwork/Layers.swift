@@ -8,14 +8,6 @@ public enum Layers {
     public typealias Vector = SIMD16<Float>
     static let lanes = Vector.scalarCount
 
-    /// The larger of each pair of lanes (`VectorMath.maximum`).
-    @_transparent
-    static func maximum(_ a: Vector, _ b: Vector) -> Vector { VectorMath.maximum(a, b) }
-
-    /// The smaller of each pair of lanes (`VectorMath.minimum`).
-    @_transparent
-    static func minimum(_ a: Vector, _ b: Vector) -> Vector { VectorMath.minimum(a, b) }
-
     @inline(__always)
     static func load(_ pointer: UnsafeMutablePointer<Float>) -> Vector {
         UnsafeRawPointer(pointer).loadUnaligned(as: Vector.self)
