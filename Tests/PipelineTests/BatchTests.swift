@@ -82,6 +82,28 @@ struct BatchTests {
         #expect(forced.standardError.components(separatedBy: "gloss: ok ").count == 3)
     }
 
+    /// A page is recorded before its input's document files are written from the reports; a
+    /// run killed between the two (the cluster test's `kill -9` once landed there) leaves the
+    /// document missing. The next run skips the page and writes the document again.
+    @Test func aPageWhoseDocumentWasNotWrittenIsSkippedAndItsDocumentWritten() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copies(into: scratch.path + "/in", count: 2)
+        let output = scratch.path + "/out"
+        let options = ["--no-faces", "--format", "html,json,txt"]
+        let first = try Gloss.run(["annotate", scratch.path + "/in", "-o", output] + options)
+        #expect(first.status == 0, "\(first.standardError)")
+        let entry = try Self.manifest(output).pages[0]
+        let document = output + "/" + (try #require(entry.outputs["documentText"]))
+        let text = try String(contentsOfFile: document, encoding: .utf8)
+        #expect(!text.isEmpty)
+        try FileManager.default.removeItem(atPath: document)
+
+        let second = try Gloss.run(["annotate", scratch.path + "/in", "-o", output] + options)
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(!second.standardError.contains("gloss: ok "), "nothing is read again: \(second.standardError)")
+        #expect(try String(contentsOfFile: document, encoding: .utf8) == text)
+    }
+
     @Test func aPageOverItsTimeIsTimedOutAndTheNextStillSucceeds() throws {
         let scratch = try ScratchFolder()
         // A big page takes seconds; one line of text, a fraction of one.

@@ -166,15 +166,21 @@ struct EarlierRun: Sendable {
     }
 
     /// The earlier entry for this page if it finished with the same input and settings and its
-    /// outputs are all still there, with its report read back from its JSON when it has one (for
-    /// the index and the combined documents), on `lane`. A page whose JSON no longer reads is
-    /// not finished: it is read again, and so is one recorded under another id than `id` (an
+    /// own outputs are all still there, with its report read back from its JSON when it has one
+    /// (for the index and the combined documents), on `lane`. A page whose JSON no longer reads
+    /// is not finished: it is read again, and so is one recorded under another id than `id` (an
     /// earlier Gloss named pages otherwise: each such page is read once more, under its new id).
+    /// Its document's files (`DocumentFiles.keys`) are not asked for: a page is recorded before
+    /// its input's document is written from all its pages' reports, and a run killed between the
+    /// two leaves them missing; the document is written again from the reports when every page
+    /// of the input is skipped, so the pages need not be read again for it.
     func finished<Engine>(_ key: PageKey, id: String, inputHash: String, settingsHash: String, in layout: OutputLayout,
                           on lane: Lane<Engine>) async -> (entry: ManifestEntry, report: PageReport?)? {
         guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
               entry.settingsHash == settingsHash, !entry.outputs.isEmpty,
-              entry.outputs.values.allSatisfy({ FileManager.default.fileExists(atPath: layout.folder + "/" + $0) })
+              entry.outputs.allSatisfy({ key, path in
+                  DocumentFiles.keys.contains(key) || FileManager.default.fileExists(atPath: layout.folder + "/" + path)
+              })
         else { return nil }
         guard let json = entry.outputs["json"] else { return (entry, nil) }
         do {
