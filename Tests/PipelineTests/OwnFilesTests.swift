@@ -110,9 +110,11 @@ struct OwnFilesTests {
         try Self.page(at: scratch.path + "/b/second.png")
         #expect(try Gloss.run(["annotate", scratch.path + "/a", "-o", output] + Self.annotate).status == 0)
         // Someone else's files beside Gloss's, one named as Gloss would name a page's.
-        let strangers = ["NOTES.txt", "scan.png", "first-00000000.json", "cover.jpg"]
+        let strangers = ["NOTES.txt", "scan.png", "first-00000000.json", "cover.jpg", "notes.tmp-old.txt"]
         for name in strangers { try Self.write("mine", to: output + "/pages/" + name) }
         try Self.write("mine", to: output + "/iiif/annotations/notes.txt")
+        // And what a killed run of Gloss's leaves, which goes.
+        try Self.write("half", to: output + "/pages/first.json.tmp-4242-17")
 
         let pruned = try Gloss.run(["annotate", scratch.path + "/b", "-o", output, "--prune"] + Self.annotate)
         #expect(pruned.status == 0, "\(pruned.standardError)")
@@ -122,6 +124,66 @@ struct OwnFilesTests {
         let listed = Set(manifest.pages.flatMap(\.outputs.values).map { ($0 as NSString).lastPathComponent })
         #expect(present == listed.union(strangers), "the first page's files went, and only they")
         #expect(FileManager.default.fileExists(atPath: output + "/iiif/annotations/notes.txt"))
+    }
+
+    /// A batch of `a/first.png` in `out` and a shard of `b/second.png` in `shard`, in `scratch`.
+    static func batchAndShard(in scratch: ScratchFolder) throws -> (output: String, shard: String) {
+        let output = scratch.path + "/out", shard = scratch.path + "/shard"
+        try page(at: scratch.path + "/a/first.png")
+        try page(at: scratch.path + "/b/second.png")
+        for (input, folder) in [("a", output), ("b", shard)] {
+            let run = try Gloss.run(["annotate", scratch.path + "/" + input, "-o", folder] + annotate)
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        return (output, shard)
+    }
+
+    /// A merge into a batch builds the merged batch beside it and puts it in the folder's
+    /// place: what no record names (a reader's notes in `pages/` and `iiif/`, a folder of their
+    /// own in `documents/`, a link) is carried into the new folder, not removed with the old.
+    @Test func aMergeKeepsTheFilesNoRecordNames() throws {
+        let scratch = try ScratchFolder()
+        let (output, shard) = try Self.batchAndShard(in: scratch)
+        let strangers = ["pages/NOTES.txt", "pages/notes.tmp-old.txt", "iiif/annotations/notes.txt", "documents/mine/list.txt"]
+        for name in strangers { try Self.write("mine", to: output + "/" + name) }
+        try FileManager.default.createSymbolicLink(atPath: output + "/pages/scans", withDestinationPath: scratch.path + "/a")
+
+        let merge = try Gloss.run(["merge", shard, "-o", output])
+        #expect(merge.status == 0, "\(merge.standardError)")
+        #expect(try BatchTests.manifest(output).pages.map { ($0.source as NSString).lastPathComponent } == ["first.png", "second.png"])
+        for name in strangers {
+            #expect((try? String(contentsOfFile: output + "/" + name, encoding: .utf8)) == "mine", "\(name)")
+        }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: output + "/pages/scans")) == scratch.path + "/a")
+        #expect(FileManager.default.fileExists(atPath: scratch.path + "/a/first.png"))
+    }
+
+    /// A batch whose index is gone lists its pages in `gloss.json` alone: a merge into it would
+    /// drop them all, so it is refused and the folder left as it was.
+    @Test func aMergeIntoABatchWithoutItsIndexIsRefused() throws {
+        let scratch = try ScratchFolder()
+        let (output, shard) = try Self.batchAndShard(in: scratch)
+        try FileManager.default.removeItem(atPath: output + "/gloss.sqlite")
+        // The lock file says who holds the folder; the merge held it too.
+        let withoutLock = { (folder: String) in try Self.files(folder).filter { $0.key != FolderLock.fileName } }
+        let before = try withoutLock(output)
+        let merge = try Gloss.run(["merge", shard, "-o", output])
+        #expect(merge.status != 0 && merge.standardError.contains("without its index"), "\(merge.standardError)")
+        #expect(try withoutLock(output) == before)
+    }
+
+    /// A merge killed between moving the batch aside and moving the merged one in leaves no
+    /// output folder, the batch under `.out.replaced-PID`: the next merge puts it back and
+    /// merges into it, where it would have swept it away as a leftover.
+    @Test func aMergeAfterOneKilledMidSwapKeepsTheBatch() throws {
+        let scratch = try ScratchFolder()
+        let (output, shard) = try Self.batchAndShard(in: scratch)
+        try FileManager.default.moveItem(atPath: output, toPath: scratch.path + "/.out.replaced-4242")
+
+        let merge = try Gloss.run(["merge", shard, "-o", output])
+        #expect(merge.status == 0, "\(merge.standardError)")
+        #expect(try BatchTests.manifest(output).pages.map { ($0.source as NSString).lastPathComponent } == ["first.png", "second.png"])
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/.out.replaced-4242"))
     }
 
     // MARK: Case 4: a run with other inputs adds to the batch

@@ -85,14 +85,26 @@ enum AtomicFile {
         try write(Array(text.utf8), to: path)
     }
 
-    /// Removes the temporary files a killed run left behind in `folders` (only Gloss's own,
-    /// recognised by their `.tmp-` infix).
+    /// Removes the temporary files a killed run left behind in `folders`: only Gloss's own,
+    /// regular files named as `temporaryName` names them (a reader's `notes.tmp-old.txt` stays).
     static func removeLeftovers(in folders: [String]) {
         for folder in folders {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.contains(".tmp-") {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isTemporary(name) {
+                var info = stat()
+                guard lstat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
                 unlink(folder + "/" + name)
             }
         }
+    }
+
+    /// Whether `name` is one `temporaryName` makes (`<name>.tmp-<pid>-<number>`, or
+    /// `.tmp-layer-` for a text layer), or `BatchIndex`'s repair, which names its own the same way.
+    static func isTemporary(_ name: String) -> Bool {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        func isNumber(_ part: Substring) -> Bool { !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard parts.count >= 3, isNumber(parts[parts.count - 1]), isNumber(parts[parts.count - 2]) else { return false }
+        let head = parts.dropLast(2).joined(separator: "-")
+        return [".tmp", ".tmp-layer"].contains { head.hasSuffix($0) && head.count > $0.count }
     }
 
     static func createDirectory(_ path: String) throws {

@@ -39,6 +39,7 @@ public enum BatchMerge {
             fingerprint = fingerprint ?? shard.fingerprint
         }
 
+        try restoreAfterKilledMerge(target)
         if let foreign = ForeignFolderError.checking(output) { throw MergeError(folder: output, reason: foreign.reason) }
         try AtomicFile.createDirectory(output)
         let lock = try await FolderLock.acquire(output, waiting: waiting)
@@ -59,6 +60,7 @@ public enum BatchMerge {
             try AtomicFile.createDirectory(layout.pagesFolder)
             let stagingLock = try await FolderLock.acquire(staging)
             let manifest = try build(layout, named: name, from: shards, startingWith: existing)
+            try carryOver(from: target, into: staging)
             let replaced = parent + "/." + name + ".replaced-\(getpid())"
             try move(target, to: replaced)
             try move(staging, to: target)
@@ -225,12 +227,20 @@ public enum BatchMerge {
             FolderLock.fileName, "index.html", "pages", "documents", "data", "assets", IIIFPresentation.folder,
         ]
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-        let strangers = contents.filter { !batchFiles.contains($0) && !$0.contains(".tmp-") }.sorted()
+        let strangers = contents.filter { !batchFiles.contains($0) && !AtomicFile.isTemporary($0) }.sorted()
         guard strangers.isEmpty else {
             throw MergeError(folder: output, reason: "holds files that are not a Gloss batch's (\(strangers.prefix(3).joined(separator: ", ")))"
                              + "; merge into an empty folder or into a batch")
         }
-        guard contents.contains(BatchIndex.fileName) else { return nil }
+        guard contents.contains(BatchIndex.fileName) else {
+            // Its pages are known only from an index: merged as an empty folder, the batch
+            // would lose them all from its manifest.
+            if contents.contains("gloss.json") {
+                throw MergeError(folder: output, reason: "holds a batch (gloss.json) without its index (\(BatchIndex.fileName)),"
+                                 + " so its pages cannot be checked and kept; merge into another folder")
+            }
+            return nil
+        }
         do {
             let index = try BatchIndex(folder: output, create: false)
             let pageNames = try index.verifiedPageNames(), listed = try index.listedPages()
@@ -269,6 +279,74 @@ public enum BatchMerge {
                                  uniquingKeysWith: { first, _ in first })
         for page in listed where entries[PageKey(source: page.source, pageIndex: page.pageIndex)]?.outputs != page.outputs {
             throw MergeError(folder: folder, reason: "its gloss.json and its index list other files for page \(page.name)")
+        }
+    }
+
+    /// A merge killed between moving the batch aside (`.NAME.replaced-PID`) and moving the
+    /// merged one into its place leaves no folder at `target`: the batch is moved back first, or
+    /// the sweep of a killed merge's leftovers would remove its only copy.
+    private static func restoreAfterKilledMerge(_ target: String) throws {
+        var info = stat()
+        guard lstat(target, &info) != 0, errno == ENOENT else { return }
+        let parent = (target as NSString).deletingLastPathComponent, name = (target as NSString).lastPathComponent
+        let aside = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).filter { $0.hasPrefix("." + name + ".replaced-") }
+        guard let latest = aside.max(by: { modified(parent + "/" + $0) < modified(parent + "/" + $1) }) else { return }
+        try move(parent + "/" + latest, to: target)
+    }
+
+    /// When the file at `path` last changed, in seconds; 0 when it cannot be seen.
+    private static func modified(_ path: String) -> Double {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return 0 }
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// The batch's own records, which the merged batch writes anew and never takes from the
+    /// folder it replaces (an old index's write-ahead log beside the new index would be read
+    /// into it).
+    private static let records: Set<String> = [
+        "gloss.json", "gloss.journal", CorrectionJournal.fileName, BatchIndex.fileName, BatchIndex.fileName + "-wal",
+        BatchIndex.fileName + "-shm", FolderLock.fileName,
+    ]
+
+    /// Carries into `staging` whatever the folder being replaced holds that the merged batch
+    /// does not hold at the same path: a reader's notes in `pages/`, someone's files in
+    /// `iiif/`, a file of an earlier run that no record names. The merged batch replaces the
+    /// folder whole, and Gloss removes only what it writes anew. Files are hard-linked (copied
+    /// where the file system has no links), symbolic links made again as links, folders made;
+    /// the old folder is removed only once the new one is in place, so a merge that fails
+    /// before leaves everything where it was. The batch's records (`records`) and Gloss's
+    /// temporary files are not carried.
+    private static func carryOver(from target: String, into staging: String, below relative: String = "") throws {
+        let files = FileManager.default
+        let folder = relative.isEmpty ? target : target + "/" + relative
+        for name in ((try? files.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
+            if relative.isEmpty && records.contains(name) || AtomicFile.isTemporary(name) { continue }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            let source = target + "/" + path, destination = staging + "/" + path
+            var info = stat(), there = stat()
+            guard lstat(source, &info) == 0 else { continue }
+            let exists = lstat(destination, &there) == 0
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                if exists && there.st_mode & S_IFMT != S_IFDIR {
+                    throw MergeError(folder: target, reason: "its folder \(path) has the name of a file the merged batch writes")
+                }
+                if !exists { try AtomicFile.createDirectory(destination) }
+                try carryOver(from: target, into: staging, below: path)
+            case _ where exists:
+                continue  // the merged batch's own file: the one it writes anew
+            case S_IFLNK:
+                guard let link = try? files.destinationOfSymbolicLink(atPath: source),
+                      (try? files.createSymbolicLink(atPath: destination, withDestinationPath: link)) != nil else {
+                    throw MergeError(folder: target, reason: "its link \(path) cannot be kept in the merged batch")
+                }
+            default:
+                guard link(source, destination) != 0 else { continue }
+                do { try files.copyItem(atPath: source, toPath: destination) } catch {
+                    throw MergeError(folder: target, reason: "\(path) cannot be kept in the merged batch: \(error.localizedDescription)")
+                }
+            }
         }
     }
 

@@ -16,13 +16,14 @@ public struct OutputLayout: Sendable {
     /// Each input's searchable PDF and text, in the inputs' own folders (`DocumentFiles`).
     public var documentsFolder: String { folder + "/documents" }
 
-    /// `documents/` and every folder below it.
+    /// `documents/` and every folder below it; a symbolic link to a folder is not one of them
+    /// (what it leads to is not the batch's).
     var documentFolders: [String] {
         let below = FileManager.default.enumerator(atPath: documentsFolder)?.compactMap { item -> String? in
             guard let name = item as? String else { return nil }
-            var isFolder: ObjCBool = false
             let path = documentsFolder + "/" + name
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue ? path : nil
+            let kind = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+            return kind == .typeDirectory ? path : nil
         } ?? []
         return FileManager.default.fileExists(atPath: documentsFolder) ? [documentsFolder] + below : []
     }
