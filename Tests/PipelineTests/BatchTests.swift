@@ -104,6 +104,29 @@ struct BatchTests {
         #expect(try String(contentsOfFile: document, encoding: .utf8) == text)
     }
 
+    /// A run killed after recording a changed input's page and before writing its document
+    /// leaves the old document, older than the page's files: the next run reads nothing again
+    /// and writes the document anew instead of keeping it for being there.
+    @Test func aDocumentOlderThanItsPagesIsWrittenAgain() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copies(into: scratch.path + "/in", count: 1)
+        let output = scratch.path + "/out"
+        let options = ["--no-faces", "--format", "json,pdf"]
+        #expect(try Gloss.run(["annotate", scratch.path + "/in", "-o", output] + options).status == 0)
+        let entry = try Self.manifest(output).pages[0]
+        let document = output + "/" + (try #require(entry.outputs["document"]))
+        let pagePDF = output + "/" + (try #require(entry.outputs["pdf"]))
+        // What the killed run left: the document of before, an hour older than the page.
+        try FileManager.default.removeItem(atPath: document)
+        try Data("%PDF-1.4 of an earlier reading\n".utf8).write(to: URL(fileURLWithPath: document))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: document)
+
+        let second = try Gloss.run(["annotate", scratch.path + "/in", "-o", output] + options)
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(!second.standardError.contains("gloss: ok "), "nothing is read again: \(second.standardError)")
+        #expect(FileManager.default.contents(atPath: document) == FileManager.default.contents(atPath: pagePDF))
+    }
+
     @Test func aPageOverItsTimeIsTimedOutAndTheNextStillSucceeds() throws {
         let scratch = try ScratchFolder()
         // A big page takes seconds; one line of text, a fraction of one.

@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GlossContract
 import GlossGeometry
 import GlossImaging
@@ -158,7 +162,7 @@ struct PageGraph: Sendable {
         let combines = pageCount > 1 && graphs.settings.formats.contains(where: \.combines)
         if reports.count == pageCount, combines || !documentLinks.isEmpty {
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
-            let isCurrent = !readAny
+            let isCurrent = !readAny && !Self.wholeFilesPredatePages(entries, documents: documentLinks, in: batch.layout)
             let combined = await graphs.borrowing { graph in
                 await Result {
                     try await graph.step(.combine, file: path, page: 0, clock: StageClock()) {
@@ -186,6 +190,23 @@ struct PageGraph: Sendable {
             }
         }
         return entries
+    }
+
+    /// Whether a file made from all of an input's pages (its documents, its PDF) is older than
+    /// one of the pages' own files. A run killed after recording an input's pages and before
+    /// writing those leaves them so (a changed input read again, its old PDF still there), and a
+    /// later run that reads no page of it must write them again, not keep them for being there.
+    /// Each is written after every page's files, so one written since is never older.
+    static func wholeFilesPredatePages(_ entries: [ManifestEntry], documents: [String: String], in layout: OutputLayout) -> Bool {
+        func modified(_ relative: String) -> timespec? {
+            var info = stat()
+            return stat(layout.folder + "/" + relative, &info) == 0 ? info.st_mtim : nil
+        }
+        func earlier(_ a: timespec, _ b: timespec) -> Bool { (a.tv_sec, a.tv_nsec) < (b.tv_sec, b.tv_nsec) }
+        let whole = Set(documents.values).union(entries.compactMap { $0.outputs["pdf"] })
+        let pageFiles = entries.flatMap { $0.outputs.values }.filter { !whole.contains($0) }
+        guard let newest = pageFiles.compactMap(modified).max(by: earlier) else { return false }
+        return whole.compactMap(modified).contains { earlier($0, newest) }
     }
 
     /// A page whose id another source holds (`BatchRecorder.claim`): failed, and nothing of it
