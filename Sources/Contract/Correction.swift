@@ -197,6 +197,11 @@ extension PageReport {
     /// `corrected`, with confidence 100, who and when; the lines' and the page's text follow.
     public func applying(_ correction: Correction, policy: CorrectionPolicy = CorrectionPolicy()) throws(CorrectionError) -> PageReport {
         try correction.validate()
+        // Every box on the page: a box of the client's far off it would overflow the overlap's
+        // arithmetic below (and a server trusts no client).
+        for word in correction.old + correction.new where !lies(word.box) {
+            throw .malformed(page: correction.page, reason: "the box \(word.box) is not on the page (\(width) x \(height))")
+        }
         var page = self
         let attribution = Attribution(by: correction.by, at: correction.at)
         switch correction.kind {
@@ -211,7 +216,7 @@ extension PageReport {
         // The words taken, found by box: the hinted index first, then the best overlap.
         var taken: [Int] = []
         for (offset, old) in correction.old.enumerated() {
-            let hint = correction.word.map { $0 + offset }
+            let hint = correction.word.flatMap { words.indices.contains($0) ? $0 + offset : nil }
             guard let index = page.wordIndex(matching: old, hint: hint, excluding: taken, policy: policy) else {
                 throw .wordNotFound(page: correction.page, word: old)
             }
@@ -235,6 +240,11 @@ extension PageReport {
         page.words.insert(contentsOf: given, at: min(insertAt, page.words.count))
         page.retext()
         return page
+    }
+
+    /// Whether `box` lies on the page, its sides no longer than the page's.
+    private func lies(_ box: PixelRect) -> Bool {
+        box.x >= 0 && box.y >= 0 && box.width >= 0 && box.height >= 0 && box.x <= width - box.width && box.y <= height - box.height
     }
 
     /// The word a correction names: the one at `hint` when its box is the same, or else the one

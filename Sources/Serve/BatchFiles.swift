@@ -53,7 +53,9 @@ public struct BatchFiles: Sendable {
         }
         defer { free(resolved) }
         let real = String(cString: resolved)
-        guard real.hasPrefix(root + "/") else {
+        // Compared byte for byte: `hasPrefix` takes canonically equal names as one, and a
+        // sibling folder named with a decomposed accent is not the batch's.
+        guard real.utf8.starts(with: (root + "/").utf8) else {
             return .failure(Refusal(status: 403, reason: "\(path) is a symbolic link out of the batch folder"))
         }
         return .success(real)
@@ -66,7 +68,9 @@ public struct BatchFiles: Sendable {
         case .failure(let refusal):
             return .error(refusal.status, refusal.reason)
         case .success(let real):
-            let descriptor = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            // Non-blocking: opening a named pipe someone left in the folder would otherwise wait
+            // for a writer, and hold one of the server's threads for good.
+            let descriptor = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return .error(404, "\(path) cannot be opened") }
             var status = stat()
             guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {

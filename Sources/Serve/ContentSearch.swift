@@ -57,12 +57,14 @@ public struct ContentSearch: Sendable {
             return .failure(.init(status: 400, reason: "a search needs q, the words to find"))
         }
         let page = Int(arguments["page"] ?? "1") ?? 0
-        guard page >= 1 else { return .failure(.init(status: 400, reason: "page is a number from 1")) }
+        // The first result's place, which a page far past any batch's results must not overflow.
+        guard page >= 1, case (let offset, false) = (page - 1).multipliedReportingOverflow(by: pagesPerResponse) else {
+            return .failure(.init(status: 400, reason: "page is a number from 1"))
+        }
         do {
             let (total, results) = try readers.reading { index in
                 (try index.matchingPageCount(query),
-                 try index.search(query, limit: pagesPerResponse, offset: (page - 1) * pagesPerResponse,
-                                  order: .pageOrder, snippets: false))
+                 try index.search(query, limit: pagesPerResponse, offset: offset, order: .pageOrder, snippets: false))
             }
             let pages = max(1, (total + pagesPerResponse - 1) / pagesPerResponse)
             return .success(try response(query: query, page: page, pages: pages, results: results,

@@ -97,6 +97,17 @@ struct CorrectionTests {
         nameless.by = ""
         #expect(throws: CorrectionError.self) { try page.applying(nameless) }
         #expect(throws: CorrectionError.self) { try Correction.delete(99, on: page, page: "p", by: "Ana") }
+        // Boxes off the page, from a client that sends what it likes: refused, not an overflow.
+        let huge = PixelRect(x: 1, y: 1, width: 1 << 32, height: 1 << 32)
+        #expect(throws: CorrectionError.self) { try page.applying(Correction.add("far", box: huge, page: "p", by: "Ana", at: Self.at)) }
+        let wide = Correction(page: "p", kind: .retype, word: 0,
+                              old: [Correction.Word(text: "Gloss", box: PixelRect(x: 1, y: 0, width: .max, height: 1))],
+                              new: [Correction.Word(text: "Glossa", box: page.words[0].box)], by: "Ana", at: Self.at)
+        #expect(throws: CorrectionError.self) { try page.applying(wide) }
+        // A word number past any page: the words are found by their boxes.
+        var far = try Correction.retype(0, to: "Glosses", on: page, page: "p", by: "Ana", at: Self.at)
+        far.word = .max
+        #expect(try page.applying(far).words[0].text == "Glosses")
     }
 
     /// Words and pages without corrections are written exactly as before; corrected ones say so.

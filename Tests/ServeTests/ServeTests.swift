@@ -69,6 +69,10 @@ struct EchoRoute: WriteRoute {
         #expect(link.status == 403 && link.reason.contains("symbolic link"))
         guard case .failure(let missing) = files.resolve("/nothing.txt") else { Issue.record("a missing file was served"); return }
         #expect(missing.status == 404)
+        // A named pipe someone left there is refused at once: opened blocking, it would wait for
+        // a writer and hold the thread (and this test) for good.
+        #expect(mkfifo(batch.folder + "/pipe", 0o644) == 0)
+        #expect(files.response(for: "/pipe").status == 404)
     }
 }
 
@@ -139,6 +143,15 @@ struct EchoRoute: WriteRoute {
 
         guard case .failure(let refusal) = search.search(["q": "harbour", "page": "0"]) else { Issue.record("page 0"); return }
         #expect(refusal.status == 400)
+        // Pages whose first result's place overflows (a request any web page can make) are
+        // refused, not a crash of the server.
+        for far in ["\(Int.max / search.pagesPerResponse + 2)", "\(Int.max)", "\(Int.min)"] {
+            guard case .failure(let refused) = search.search(["q": "harbour", "page": far]) else { Issue.record("page \(far)"); return }
+            #expect(refused.status == 400)
+        }
+        // One far past the last result, short of that, has no hits.
+        let past = try Self.json(HTTPResponse(status: 200, body: .bytes(try search.search(["q": "harbour", "page": "1000000"]).get())))
+        #expect((past["items"] as? [Any])?.isEmpty == true)
         guard case .failure(let empty) = search.search([:]) else { Issue.record("no q"); return }
         #expect(empty.status == 400)
     }
