@@ -275,6 +275,56 @@ struct CorrectionBatchTests {
         #expect(FileManager.default.contents(atPath: document) == graftedAgain)
     }
 
+    /// A batch read on another machine (a shard, merged here) records input paths that are not
+    /// here: `gloss correct`, run where the inputs are found by the names the run was given,
+    /// draws the page's PDF again from that file. Without the fallback it says "not written
+    /// again" and the PDF keeps the word as read.
+    @Test func anInputRecordedOnAnotherMachineIsFoundByItsName() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        try FileManager.default.createDirectory(atPath: scratch.path + "/in", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: scratch.path + "/in/sans.png")
+        let run = try Gloss.run(Gloss.executable, ["annotate", "in/sans.png", "-o", "out", "--no-faces", "--format", "json,pdf", "--quiet"],
+                                in: scratch.path)
+        #expect(run.status == 0, "\(run.standardError)")
+        var manifest = try PDFInputTests.manifest(output)
+        try #require(manifest.pages.count == 1)
+        manifest.pages[0].inputPath = "/shard-machine/archive/in/sans.png"
+        try Data(try JSONOutput.encode(manifest)).write(to: URL(fileURLWithPath: output + "/gloss.json"))
+        let entry = manifest.pages[0]
+        let report = try PDFInputTests.report(entry, in: output)
+        let target = try #require(report.words.firstIndex { $0.text.count >= 4 && $0.text.allSatisfy(\.isLetter) })
+        let file = scratch.path + "/corrections.json"
+        let retype = try Correction.retype(target, to: "Xylophone", on: report, page: entry.id, by: "Ana", at: Self.at)
+        try Data(try JSONOutput.encode(CorrectionFile(corrections: [retype]))).write(to: URL(fileURLWithPath: file))
+        let corrected = try Gloss.run(Gloss.executable, ["correct", "out", file], in: scratch.path)
+        #expect(corrected.status == 0 && !corrected.standardError.contains("not written again"), "\(corrected.standardError)")
+        let pdf = output + "/" + (try #require(entry.outputs["pdf"]))
+        #expect(try Tool.run("pdftotext", [pdf, "-"]).contains("Xylophone"))
+    }
+
+    /// A file made from the page that cannot be written once the page JSON is (here the
+    /// input's text, whose name a folder has taken): the page is corrected and the result names
+    /// the file, where an error would tell the reviewer that nothing was saved.
+    @Test func aFileThatCannotBeWrittenAfterThePageIsNamedNotThrown() async throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", output, "--no-faces", "--format", "json,txt", "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let entry = try #require(try PDFInputTests.manifest(output).pages.first)
+        let text = try #require(entry.outputs["documentText"])
+        try FileManager.default.removeItem(atPath: output + "/" + text)
+        try FileManager.default.createDirectory(atPath: output + "/" + text + "/taken", withIntermediateDirectories: true)
+        let open = try await CorrectableBatch.open(output)
+        let (report, version) = try open.page(entry.id)
+        let applied = try Corrections.apply([try Correction.retype(0, to: "Quetzal", on: report, page: entry.id, by: "Ana", at: Self.at)],
+                                            to: entry.id, batch: open, version: version)
+        #expect(applied.notRewritten.contains { $0.hasPrefix(text + ":") }, "\(applied.notRewritten)")
+        #expect(applied.rewritten.contains("pages/\(entry.id).txt"))
+        let (now, current) = try open.page(entry.id)
+        #expect(now.words[0].text == "Quetzal" && current == applied.version)
+    }
+
     /// A page whose own text `--pdf-mode skip` keeps has no layer of Gloss's to show a
     /// correction: its JSON is corrected, and the result says the PDF shows the words as they were.
     @Test func aPageWhoseTextIsKeptSaysItsPDFIsAsItWas() async throws {

@@ -62,8 +62,11 @@ public struct AppliedCorrections: Sendable, Equatable {
     public var report: PageReport
     /// The page's files written again, relative to the batch folder.
     public var rewritten: [String]
-    /// Derived files that could not be made again, each with why (a PDF whose input file is
-    /// gone or changed). The page JSON, the journal and the index are never among them.
+    /// What could not be made again once the page JSON was written, each with why: a PDF whose
+    /// input file is gone or changed, a file that cannot be written (a full disk), the batch's
+    /// records (index, manifest, front page) when they cannot be brought up to date. The page
+    /// JSON and the journal are never among them: when they cannot be written, nothing is, and
+    /// `apply` throws.
     public var notRewritten: [String]
 }
 
@@ -187,6 +190,12 @@ private struct PageState {
         let json: [UInt8]
         do { json = try JSONOutput.encode(report) } catch { throw .file(path: id, cause: "cannot encode the page: \(error)") }
         try put(json, entry.outputs["json"]!)
+        // The page is corrected from here on: a file made from it that cannot be written is
+        // named in `notRewritten`, not thrown, so the reviewer is not told it was not saved
+        // (and shown a version the page no longer has).
+        func derive(_ bytes: [UInt8], _ relative: String) {
+            do throws(CorrectionError) { try put(bytes, relative) } catch { notRewritten.append("\(relative): \(error)") }
+        }
 
         // The page's own files, linked as the run that read it linked them.
         let pdf = Self.pdfKind(of: entry)
@@ -204,14 +213,13 @@ private struct PageState {
         if settings.formats.contains(.html), case .success(let image) = source, let decoded = try? image.decodePage(report.pageIndex) {
             resolution = decoded.resolution.map { Int((Double($0) * Double(decoded.size.width) / Double(max(1, decoded.raster.width))).rounded()) }
         }
-        let files: [RenderedFile]
         do {
-            files = try renderPage(report, formats: settings.formats.subtracting([.json]), context: context, links: links,
-                                   resolution: resolution)
+            let files = try renderPage(report, formats: settings.formats.subtracting([.json]), context: context, links: links,
+                                       resolution: resolution)
+            for file in files { derive(file.bytes, "pages/" + id + "." + file.fileExtension) }
         } catch {
-            throw .file(path: id, cause: "cannot render the page: \(error)")
+            notRewritten.append("pages/\(id): cannot render the page: \(error)")
         }
-        for file in files { try put(file.bytes, "pages/" + id + "." + file.fileExtension) }
 
         // A multi-page file's combined documents hold this page among its siblings.
         let siblings = manifest.pages.filter { $0.source == report.source }.sorted { $0.pageIndex < $1.pageIndex }
@@ -228,7 +236,7 @@ private struct PageState {
         if case .combined(let combinedID) = pdf {
             reports = everyPage
             for file in renderCombined(reports, formats: settings.formats, context: context) {
-                try put(file.bytes, "pages/" + combinedID + "." + file.fileExtension)
+                derive(file.bytes, "pages/" + combinedID + "." + file.fileExtension)
             }
         }
         // A PDF input's PDF is the input with its text layer grafted on (`DocumentFiles`): it is
@@ -265,7 +273,7 @@ private struct PageState {
         }
         if let text = entry.outputs["documentText"] {
             // Every page of the input, whether or not its PDF combines them.
-            try put(Array(DocumentFiles.sidecar(everyPage).utf8), text)
+            derive(Array(DocumentFiles.sidecar(everyPage).utf8), text)
         }
         // The IIIF annotations are written only under a base URL (`BatchReport.writeIIIF`).
         if let iiif = settings.iiif, iiif.base != nil {
@@ -275,9 +283,7 @@ private struct PageState {
                 BatchReport.pictureSize(of: layout.folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
             }
             do {
-                for file in try presentation.canvas(for: report, pageID: id, image: image)?.files ?? [] { try put(file.bytes, file.path) }
-            } catch let error as CorrectionError {
-                throw error
+                for file in try presentation.canvas(for: report, pageID: id, image: image)?.files ?? [] { derive(file.bytes, file.path) }
             } catch {
                 notRewritten.append("\(IIIFPresentation.annotationsFolder): \(error)")
             }
@@ -298,7 +304,7 @@ private struct PageState {
             try BatchReport.writeSharedData(of: manifest.pages, searching: database.searchablePages(), into: layout)
             try BatchReport.writeIndex(of: manifest.pages, notStarted: manifest.notStarted ?? 0, into: layout)
         } catch {
-            throw .file(path: layout.folder, cause: "the page is corrected, but its records are behind: \(error)")
+            notRewritten.append("the batch's records (its index, gloss.json, index.html), which are behind the page: \(error)")
         }
         self.report = report
         return AppliedCorrections(page: id, version: Corrections.version(ofPageJSON: json), report: report, rewritten: rewritten,

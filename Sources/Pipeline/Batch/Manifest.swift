@@ -79,8 +79,16 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
         return failed
     }
 
-    /// Where the input file is: its recorded absolute path, else `source` as given.
-    var inputFile: String { inputPath ?? source }
+    /// Where the input file is: its recorded absolute path, else `source` as given (from the
+    /// current folder). A batch merged from shards read on other machines records their paths,
+    /// which need not exist here: where the recorded path names no file and `source` does, the
+    /// input is `source`. Whoever opens it still checks its hash (`inputHash`).
+    var inputFile: String {
+        guard let inputPath else { return source }
+        let files = FileManager.default
+        if !files.fileExists(atPath: inputPath), !RemoteFetcher.isRemote(source), files.fileExists(atPath: source) { return source }
+        return inputPath
+    }
 
     /// The absolute path of a local input named `source` from the current folder; nil for a URL.
     static func absolutePath(of source: String) -> String? {
