@@ -60,12 +60,14 @@ def fixed_cost(binary, argv):
 
 
 def rapid_main(images):
-    """Run inside the venv with rapidocr: one JSON line for the load, then one per page."""
+    """Run inside the venv with rapidocr: one JSON line for the load, then one per page. With
+    no images named, the pages' paths come on standard input, one a line, each answered before
+    the next is read (`RapidBesideGloss`)."""
     import rapid
     started = time.process_time()
     ocr = rapid.engine()
     print(json.dumps({"load": time.process_time() - started}), flush=True)
-    for image in images:
+    for image in images or (line.rstrip("\n") for line in sys.stdin):
         started = time.process_time()
         result = rapid.read(ocr, image)
         print(json.dumps({"image": image, "cpu": time.process_time() - started, "lines": len(result["lines"]),
@@ -112,6 +114,36 @@ def rapid_costs(python, pages, data, use_cache):
     return {p["name"]: cache["pages"][keys[p["name"]]] for p in pages if keys[p["name"]] in cache["pages"]}, cache["load"]
 
 
+class RapidBesideGloss:
+    """RapidOCR kept loaded in one process that reads a page when asked, so each page is read by
+    RapidOCR and by Gloss one right after the other. The machine's speed drifts by up to a fifth
+    within a run (7 December 2026: `RecogniserBench 320 8 5` moved between 14.8 and 17.9 ms a
+    line from minute to minute, the same binary); read one reader's pages all first and the
+    other's after, and the ratio takes the drift. Side by side it cancels page by page."""
+
+    def __init__(self, python):
+        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "rapid"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+        self.load = self.answer()["load"]
+
+    def answer(self):
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                sys.exit("RapidOCR's process ended")
+            if line.startswith("{"):
+                return json.loads(line)
+
+    def read(self, image):
+        self.proc.stdin.write(image + "\n")
+        self.proc.stdin.flush()
+        return self.answer()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "rapid":
         return rapid_main(sys.argv[2:])
@@ -129,6 +161,9 @@ def main():
     ap.add_argument("--baseline", help="another gloss, run on each page right before this one (side by side, "
                                        "so the machine's drift cancels); its CPU, F1 and CER are given too")
     ap.add_argument("--no-cache", action="store_true", help="read RapidOCR's pages again")
+    ap.add_argument("--side-by-side", action="store_true",
+                    help="read each page with RapidOCR right before Gloss (RapidOCR kept loaded), not from the "
+                         "cache, so the machine's drift cancels in the ratio (the figure for the 0.5x target)")
     ap.add_argument("--reference", choices=("rapid", "cli", "none"), default="rapid",
                     help="what Gloss is set against: RapidOCR (default), the tesseract CLI (one process a "
                          "page, OMP_THREAD_LIMIT=1, its start-up included, as in bench/pipeline.sh), or nothing")
@@ -147,7 +182,13 @@ def main():
         pages = kept
     argv = shlex.split(args.args)
     binary = os.path.abspath(args.gloss)
-    rapid, load = ({}, 0.0) if args.reference != "rapid" else rapid_costs(args.rapid_python, pages, args.data, not args.no_cache)
+    beside = RapidBesideGloss(args.rapid_python) if args.side_by_side and args.reference == "rapid" else None
+    if beside:
+        rapid, load = {}, beside.load
+    elif args.reference == "rapid":
+        rapid, load = rapid_costs(args.rapid_python, pages, args.data, not args.no_cache)
+    else:
+        rapid, load = {}, 0.0
     if args.reference == "cli":
         for p in pages:
             before = child_cpu()
@@ -159,6 +200,8 @@ def main():
     baseline_fixed = fixed_cost(baseline, argv) if baseline else 0.0
     rows = []
     for p in pages:
+        if beside:
+            rapid[p["name"]] = beside.read(os.path.join(args.data, p["image"]))
         if baseline:
             base_cpu, base_page, _ = gloss_page(baseline, os.path.join(args.data, p["image"]), argv)
         cpu, page, error = gloss_page(binary, os.path.join(args.data, p["image"]), argv)
@@ -186,7 +229,9 @@ def main():
               + (f"  ({args.reference} F1 {row['reference']['f1']:.3f} CER {row['reference']['cer']:.3f})" if row["reference"] else "")
               + (f"  error: {error}" if error else ""), file=sys.stderr, flush=True)
 
-    reference = {"rapid": f"RapidOCR model load {load:.2f} s CPU (excluded)",
+    if beside:
+        beside.close()
+    reference = {"rapid": f"RapidOCR model load {load:.2f} s CPU (excluded)" + (", read side by side" if beside else ""),
                  "cli": "the tesseract CLI one process a page (start-up included)", "none": "no reference"}[args.reference]
     print(f"gloss ocr {args.args}: {binary}; fixed cost {fixed:.2f} s CPU a process (subtracted); {reference}")
     # The CLI's own text is scored too, so `fast`'s F1 is set against the reference's.
