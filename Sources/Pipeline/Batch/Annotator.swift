@@ -262,13 +262,14 @@ private struct BatchSetup: Sendable {
         readingOrder = FileQueue.largestFirst(files.map(\.byteCount))
         batchFolders = walk.batchFolders
         collectionSize = collection.count
-        documentNames = DocumentNames(sources: collection.map(\.path))
         guard collectionSize > 0 else {
+            documentNames = DocumentNames(sources: [])
             earlier = EarlierRun()
             return
         }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder] + layout.documentFolders)
         earlier = EarlierRun(layout: layout)
+        documentNames = DocumentNames(sources: collection.map(\.path), earlier: earlier.pages)
         let recorded = earlier.pages
         let reading = Set(files.map(\.path))
         let unnamed = Self.unnamed(earlier.pages.filter { !reading.contains($0.source) }, walk: walk, inputs: inputs,

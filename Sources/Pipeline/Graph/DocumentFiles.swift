@@ -12,8 +12,16 @@ import GlossReports
 struct DocumentNames: Sendable {
     /// The folder every local input lies below, standardised, with a trailing `/`.
     let commonFolder: String
+    /// Each source's name where it is not its plain name (`plainName`) or was given before.
+    private var given: [String: String] = [:]
 
-    init(sources: [String]) {
+    /// The names of `sources` (the whole collection, in its order) in a batch whose earlier
+    /// pages are `earlier`. One name is one input's: a name the batch already gives keeps its
+    /// source, the first to hold it; an input whose plain name another input holds (`x.pdf` and
+    /// `x.PDF`; `box1/page001.png` read in one run and `box2/page001.png` in the next, each
+    /// below its own common folder) takes that name and the hash of its path, as its page ids
+    /// do. The same collection in the same batch is named the same in every run and shard.
+    init(sources: [String], earlier: [ManifestEntry] = []) {
         let folders = sources.filter { !RemoteFetcher.isRemote($0) }.map { source in
             Array(URL(fileURLWithPath: source).standardizedFileURL.deletingLastPathComponent().pathComponents)
         }
@@ -23,14 +31,43 @@ struct DocumentNames: Sendable {
         }
         let joined = NSString.path(withComponents: common.isEmpty ? ["/"] : common)
         commonFolder = joined.hasSuffix("/") ? joined : joined + "/"
+
+        var owner: [String: String] = [:]
+        for entry in earlier {
+            guard let name = Self.recordedName(of: entry), owner[name] == nil || owner[name] == entry.source else { continue }
+            owner[name] = entry.source
+            given[entry.source] = name
+        }
+        for source in sources where given[source] == nil {
+            var name = plainName(for: source)
+            if let holder = owner[name], holder != source {
+                name += "-" + pageIdentifier(source: source, pageIndex: 0, pageCount: 1).suffix(16)
+            }
+            owner[name] = source
+            given[source] = name
+        }
     }
 
     /// The document's name in `documents/`, without the extension each of its files adds.
-    func name(for source: String) -> String {
+    func name(for source: String) -> String { given[source] ?? plainName(for: source) }
+
+    /// The name an input's document has by its path alone: its path below the common folder,
+    /// without a `.pdf` ending (a URL's: its page id).
+    func plainName(for source: String) -> String {
         guard !RemoteFetcher.isRemote(source) else { return pageIdentifier(source: source, pageIndex: 0, pageCount: 1) }
         let path = URL(fileURLWithPath: source).standardizedFileURL.path
         let relative = path.hasPrefix(commonFolder) ? String(path.dropFirst(commonFolder.count)) : (path as NSString).lastPathComponent
         return relative.lowercased().hasSuffix(".pdf") ? String(relative.dropLast(4)) : relative
+    }
+
+    /// The name an earlier run gave the entry's document, from the files it links.
+    static func recordedName(of entry: ManifestEntry) -> String? {
+        for (key, ending) in [("document", ".pdf"), ("documentText", ".txt")] {
+            if let path = entry.outputs[key], path.hasPrefix("documents/"), path.hasSuffix(ending) {
+                return String(path.dropFirst("documents/".count).dropLast(ending.count))
+            }
+        }
+        return nil
     }
 }
 
