@@ -353,7 +353,7 @@ public enum GlossCommand {
             for line in summary.lines { printError("gloss: " + line) }
         }
         // The pages of this run's inputs: a failed page an earlier run kept listed is not this run's failure.
-        return progress.tally.failed == 0 ? 0 : 1
+        return progress.tally.failed == 0 && progress.tally.inputsKept == 0 ? 0 : 1
     }
 
     /// What the progress display is told: a batch event, or that a second has passed.

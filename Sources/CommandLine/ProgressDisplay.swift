@@ -84,6 +84,10 @@ final class ProgressDisplay {
         case .notArchival(let source, let reason):
             // Said even with --quiet: the document is not what was asked for.
             error("gloss: warning: \(source): not made PDF/A-2b: \(reason)")
+        case .inputKept(_, let reason, let pages):
+            // Said even with --quiet: the input was not read, though its pages stand. The
+            // reason names the input, as a failed page's error does.
+            error("gloss: \(reason); its \(BatchSummary.count(pages, "page")) as read before \(pages == 1 ? "is" : "are") kept")
         case .pruned(let pages):
             // Said even with --quiet: files went.
             error("gloss: pruned \(BatchSummary.count(pages, "page")) of inputs no longer named")

@@ -11,6 +11,7 @@ its stdin closes, so a test process that dies never leaves it behind. Behaviour 
   /stall           headers and part of the body, then silence
   /silent          accepts the request, then sends nothing at all
   /flaky           503 for the first two requests, then IMAGE
+  /once.png        IMAGE for the first request, then 503 for every one after
   /drop            first request: half the declared body, then the connection is cut; then IMAGE
   /huge            claims 4 GiB in Content-Length and streams zeros
   /huge-nolength   streams zeros, chunked, with no Content-Length
@@ -83,6 +84,12 @@ class Handler(BaseHTTPRequestHandler):
     def flaky(self, seen):
         if seen <= 2:
             self.reply(503, b"try later\n")
+        else:
+            self.image(seen)
+
+    def once(self, seen):
+        if seen > 1:
+            self.reply(503, b"gone for now\n")
         else:
             self.image(seen)
 
@@ -170,6 +177,7 @@ ROUTES = {
     "/stall": Handler.stall,
     "/silent": Handler.silent,
     "/flaky": Handler.flaky,
+    "/once.png": Handler.once,
     "/drop": Handler.drop,
     "/huge": Handler.huge,
     "/huge-nolength": Handler.huge_nolength,

@@ -36,6 +36,10 @@ public enum BatchEvent: Sendable {
     /// The searchable PDF of the input at `source` was written without the PDF/A-2b claim asked
     /// for, because the input cannot conform (`reason`); its pages' reports say so too.
     case notArchival(source: String, reason: String)
+    /// An input an earlier run finished could not be opened now (`reason`: gone, unreadable,
+    /// a server's error, out of time): its `pages` pages as read then are kept, not replaced by
+    /// a failure. Whether the file changed cannot be known until it opens again.
+    case inputKept(source: String, reason: String, pages: Int)
 }
 
 /// Runs a batch: reads every page of every input, writes each page's outputs as soon as it is

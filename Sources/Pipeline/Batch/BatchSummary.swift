@@ -23,6 +23,8 @@ public struct BatchTally: Sendable, Equatable {
     /// Corrections applied again to pages read again, and those that no longer match their page.
     public var correctionsKept = 0
     public var correctionsUnmatched = 0
+    /// Inputs that could not be opened, whose earlier reading was kept (`BatchEvent.inputKept`).
+    public var inputsKept = 0
 
     public init() {}
 
@@ -43,6 +45,7 @@ public struct BatchTally: Sendable, Equatable {
         case .correctionsApplied(_, _, let applied, let unmatched):
             correctionsKept += applied
             correctionsUnmatched += unmatched.count
+        case .inputKept: inputsKept += 1
         case .pageStarted, .analyzerUnavailable, .batchFolderSkipped, .indexRebuilt, .pruned, .notArchival: break
         }
     }
@@ -100,6 +103,7 @@ public struct BatchSummary: Sendable {
         if tally.skipped > 0 { counts.append("\(tally.skipped) skipped (finished in an earlier run)") }
         if tally.cancelled > 0 { counts.append("\(tally.cancelled) cancelled") }
         counts.append("\(tally.failed) failed")
+        if tally.inputsKept > 0 { counts.append(Self.count(tally.inputsKept, "input") + " not opened (kept as read before)") }
         if tally.notStarted > 0 { counts.append(Self.count(tally.notStarted, "input") + " not started") }
         return counts.joined(separator: ", ")
     }

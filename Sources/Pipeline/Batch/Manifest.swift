@@ -183,6 +183,20 @@ struct EarlierRun: Sendable {
     /// its input's document is written from all its pages' reports, and a run killed between the
     /// two leaves them missing; the document is written again from the reports when every page
     /// of the input is skipped, so the pages need not be read again for it.
+    /// The pages of `source` the earlier run finished with `settingsHash`, whose files are all
+    /// there; empty unless every page it recorded of the input is so (a reading to keep whole
+    /// when the input cannot be opened now).
+    func finishedPages(of source: String, settingsHash: String, in layout: OutputLayout) -> [ManifestEntry] {
+        let pages = order.filter { $0.source == source }.compactMap { entries[$0] }
+        let whole = pages.allSatisfy { entry in
+            entry.status == .ok && entry.settingsHash == settingsHash && !entry.outputs.isEmpty
+                && entry.outputs.allSatisfy { key, path in
+                    DocumentFiles.keys.contains(key) || FileManager.default.fileExists(atPath: layout.folder + "/" + path)
+                }
+        }
+        return whole ? pages : []
+    }
+
     func finished<Engine>(_ key: PageKey, id: String, inputHash: String, settingsHash: String, in layout: OutputLayout,
                           on lane: Lane<Engine>) async -> (entry: ManifestEntry, report: PageReport?)? {
         guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,

@@ -85,6 +85,15 @@ struct PageGraph: Sendable {
         switch opened {
         case .success(let success): file = success
         case .failure(let error):
+            // An input an earlier run finished keeps that reading: its pages are skipped, and
+            // the batch says why, rather than writing a failure over good pages (a server's
+            // 503, a share that is away, the time running out while it is fetched).
+            if let earlier = batch.earlier, case let kept = earlier.finishedPages(of: path, settingsHash: batch.settingsHash, in: batch.layout),
+               !kept.isEmpty {
+                for entry in kept { await batch.recorder.skip(entry, report: nil, position: position) }
+                await batch.recorder.note(.inputKept(source: path, reason: String(describing: error), pages: kept.count))
+                return kept
+            }
             var report = PageReport(source: path, pageIndex: 0, error: error, status: status(of: error), timings: fileClock)
             report.timeOut(if: expired, after: graphs.pageTimeout, in: (error as? PageError)?.stage)
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
