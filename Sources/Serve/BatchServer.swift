@@ -135,17 +135,26 @@ public struct BatchServer: HTTPHandler {
     }
 
     private func write(_ request: HTTPRequest) -> HTTPResponse {
+        // A 405 says what the path takes (`Allow`), a 401 how to authenticate (`WWW-Authenticate`),
+        // as HTTP asks of them.
+        func refused(_ status: Int, _ reason: String, _ header: (String, String)) -> HTTPResponse {
+            var response = HTTPResponse.error(status, reason)
+            response.headers.append(header)
+            return response
+        }
         guard let token else {
-            return .error(405, "this server is read-only (--read-only): it has no write route")
+            return refused(405, "this server is read-only (--read-only): it has no write route", ("Allow", "GET, HEAD, OPTIONS"))
         }
         guard token.admits(request) else {
-            return .error(401, "a write needs the token printed when gloss serve started (Authorization: Bearer TOKEN)")
+            return refused(401, "a write needs the token printed when gloss serve started (Authorization: Bearer TOKEN)",
+                           ("WWW-Authenticate", "Bearer realm=\"gloss\""))
         }
         guard let route = writeRoutes.first(where: { $0.path == request.path }) else {
             return .error(404, "no write route at \(request.path)")
         }
         guard route.methods.contains(request.method) else {
-            return .error(405, "\(request.path) takes \(route.methods.sorted().joined(separator: ", ")), not \(request.method)")
+            let methods = route.methods.sorted().joined(separator: ", ")
+            return refused(405, "\(request.path) takes \(methods), not \(request.method)", ("Allow", methods))
         }
         return route.respond(to: request, in: files.root)
     }

@@ -90,7 +90,7 @@ struct EchoRoute: WriteRoute {
         let server = try BatchServer(folder: batch.folder, publicURL: nil, token: nil, writeRoutes: [EchoRoute()])
         #expect(server.writeRoutes.isEmpty)
         let response = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo", query: ["token": "x"], body: [1]))
-        #expect(response.status == 405)
+        #expect(response.status == 405 && response.headers.contains { $0 == ("Allow", "GET, HEAD, OPTIONS") })
         #expect(String(decoding: response.bytes, as: UTF8.self).contains("read-only"))
     }
 
@@ -100,14 +100,14 @@ struct EchoRoute: WriteRoute {
         #expect(token.value.count == 32 && token != WriteToken.random())
         let server = try BatchServer(folder: batch.folder, publicURL: nil, token: token, writeRoutes: [EchoRoute()])
         let without = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo", body: [1, 2]))
-        #expect(without.status == 401)
+        #expect(without.status == 401 && without.headers.contains { $0.name == "WWW-Authenticate" && $0.value.hasPrefix("Bearer") })
         let wrong = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo", headers: ["authorization": "Bearer 00"]))
         #expect(wrong.status == 401)
         let with = server.respond(to: HTTPRequest(method: "POST", path: "/api/echo",
                                                   headers: ["authorization": "Bearer " + token.value], body: [1, 2]))
         #expect(with.status == 200 && with.bytes == [1, 2])
         let other = server.respond(to: HTTPRequest(method: "PUT", path: "/api/echo", headers: ["x-gloss-token": token.value]))
-        #expect(other.status == 405, "the route takes POST only")
+        #expect(other.status == 405 && other.headers.contains { $0 == ("Allow", "POST") }, "the route takes POST only")
         #expect(with.header("Access-Control-Allow-Origin") == nil, "no CORS on writes")
     }
 
