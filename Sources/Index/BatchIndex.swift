@@ -385,9 +385,19 @@ struct IndexedText {
                 length += 1
             }
             starts.append(length)
-            text += word.text
+            text += Self.indexable(word.text)
             length += word.text.unicodeScalars.count
         }
+    }
+
+    /// `text` with the two control characters a search marks its hits with (U+0002, U+0003)
+    /// each replaced by U+FFFD, one scalar for one, so the words' starts still hold: a page's
+    /// own text layer, or a correction, can hold them, and they would shift every hit after.
+    static func indexable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "\u{2}" || $0 == "\u{3}" }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { scalars.append(scalar == "\u{2}" || scalar == "\u{3}" ? "\u{FFFD}" : scalar) }
+        return String(scalars)
     }
 }
 

@@ -76,6 +76,15 @@ let archive = [
         #expect(Set(try scratch.index.search(query).map(\.source)) == Set(expected), "\(query)")
     }
 
+    /// The search marks its hits with U+0002 and U+0003; a page's own text (a PDF's layer, a
+    /// correction) holding them shifted every hit after them onto the wrong word.
+    @Test func theHitMarkersInAPagesTextMarkNothing() throws {
+        let scratch = try ScratchIndex([page("e.png", ["Rep\u{2}\u{2}\u{3}ort The printer"])])
+        let results = try scratch.index.search("printer")
+        #expect(results.count == 1 && results[0].hits.map(\.text) == ["printer"], "\(results)")
+        #expect(results[0].snippet.contains("[printer]") && results[0].snippet.filter { $0 == "[" }.count == 1, "\(results[0].snippet)")
+    }
+
     @Test func aPhraseMarksOnlyTheWordsOfThePhrase() throws {
         let scratch = try ScratchIndex(archive)
         let result = try #require(try scratch.index.search("\"new engineers\"").first)
