@@ -8,7 +8,12 @@ public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
         self.height = height
     }
 
-    public var pixelCount: Int { width * height }
+    /// `width * height`, or `Int.max` where that overflows (a PDF page claiming to be a
+    /// kilometre wide): a count set against a limit, which such a page must exceed, not trap.
+    public var pixelCount: Int {
+        let (count, overflows) = width.multipliedReportingOverflow(by: height)
+        return overflows ? .max : count
+    }
     public var description: String { "\(width)x\(height)" }
 }
 

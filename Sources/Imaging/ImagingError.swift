@@ -47,6 +47,12 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
     public var description: String { "\(path): \(reasonText)" }
 
     /// The reason alone, for places that show the file name already.
+    /// `WxH = N pixels`; without the count where it overflows (a PDF page a kilometre wide).
+    static func size(_ width: Int, _ height: Int) -> String {
+        let (count, overflows) = width.multipliedReportingOverflow(by: height)
+        return overflows ? "\(width)x\(height) pixels" : "\(width)x\(height) = \(count) pixels"
+    }
+
     public var reasonText: String {
         switch reason {
         case .unreadable(let why): "cannot read file: \(why)"
@@ -56,9 +62,9 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
             "image data is corrupt: the file is \(size) bytes, more than a \(w)x\(h) image can justify (at most \(justified))"
         case .unsupportedFormat: "not an image in a supported format (PNG, JPEG, TIFF, PNM, WebP, GIF, BMP, PDF)"
         case .tooLarge(let w, let h, let limit):
-            "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
+            "image is \(Self.size(w, h)), above the limit of \(limit) (see --max-pixels)"
         case .tooLargeForDecoder(let w, let h, let limit, let why):
-            "image is \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) for this kind of image (\(why))"
+            "image is \(Self.size(w, h)), above the limit of \(limit) for this kind of image (\(why))"
         case .corrupt(let detail): "image data is corrupt or truncated (\(detail))"
         case .noSuchPage(let index, let count): "page \(index + 1) asked for, but the file has \(count)"
         case .encodingFailed(let why): "cannot encode image: \(why)"
@@ -66,7 +72,7 @@ public struct ImagingError: Error, Equatable, CustomStringConvertible {
         case .noPages: "the document has no pages (its page tree is empty or unreadable)"
         case .tooManyPages(let count, let limit): "the document claims \(count) pages, more than the \(limit) Gloss reads from one file"
         case .drawsTooLargeImage(let w, let h, let limit):
-            "the page draws an image of \(w)x\(h) = \(w * h) pixels, above the limit of \(limit) (see --max-pixels)"
+            "the page draws an image of \(Self.size(w, h)), above the limit of \(limit) (see --max-pixels)"
         case .renderNeedsTooMuchMemory(let megabytes, let limit):
             "drawing the page needs more than the \(megabytes) MB its renderer may use under the limit of \(limit) pixels (see --max-pixels)"
         case .renderFailed(let why): "the page could not be drawn: \(why)"

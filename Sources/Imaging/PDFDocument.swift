@@ -153,8 +153,10 @@ final class PDFDocument: @unchecked Sendable {
     }
 
     private static func pixels(_ width: Double, _ height: Double, at resolution: Int) -> PixelSize {
-        PixelSize(width: max(1, Int((width * Double(resolution) / 72).rounded())),
-                  height: max(1, Int((height * Double(resolution) / 72).rounded())))
+        // Capped before the conversion, which traps past Int's range (a MediaBox of 1e20
+        // points): any side this long is far over every pixel limit.
+        func side(_ points: Double) -> Int { max(1, Int(min((points * Double(resolution) / 72).rounded(), 1e12))) }
+        return PixelSize(width: side(width), height: side(height))
     }
 
     /// The resolution and pixel size page `index` is rendered at; no pixels are drawn. A page
@@ -202,7 +204,8 @@ final class PDFDocument: @unchecked Sendable {
         guard let declared = asked.first, declared.pixelCount > 0 else { return nil }
         let pixels = Double(declared.pixelCount)
         let perInch = (pixels / (largest.area / (72 * 72))).squareRoot()
-        return (min(maximumScanResolution, max(1, Int(perInch.rounded()))), declared)
+        guard perInch.isFinite else { return nil }
+        return (max(1, Int(min(perInch, Double(maximumScanResolution)).rounded())), declared)
     }
 
     /// Draws page `index` as its plan says, on white (in `gloss-render`). Refuses, before

@@ -93,6 +93,9 @@ struct PDFTests {
         // Poppler takes no page count above the file's object count: the million is never believed.
         ("bad/million-pages.pdf", "the document has no pages"),
         ("bad/huge-page.pdf", "image is 60000x60000 = 3600000000 pixels, above the limit of 150000000"),
+        // Sizes whose pixel count, or whose width alone, overflowed Int and trapped.
+        ("bad/overflowing-page.pdf", "above the limit of 150000000"),
+        ("bad/endless-page.pdf", "above the limit of 150000000"),
     ])
     func aBrokenPDFIsRefusedWithItsReason(fixture: String, reason: String) throws {
         let path = Fixtures.path(fixture)
