@@ -50,6 +50,16 @@ public enum BatchData {
         }
     }
 
+    /// Whether `path` may be linked as an input's document: a relative path below
+    /// `documents/` whose parts are names (not empty, `.` or `..`). Documents are named after the
+    /// inputs' own paths, so any other character is allowed; the link percent-encodes it
+    /// (`PageLinks.url(ofRelativePath:)`).
+    public static func isDocumentLink(_ path: String) -> Bool {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        return components.count >= 2 && components[0] == "documents"
+            && components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }
+    }
+
     public static func files(for pages: [BatchPage], searching searchable: [SearchablePage],
                              shardSize: Int = 1_000_000) -> [BatchFile] {
         let order = pages.filter { isBatchLink($0.htmlPath) }.map { "[" + JSText.literal($0.htmlPath) + "," + JSText.literal($0.title) + "]" }

@@ -53,7 +53,7 @@ public struct BatchIndexView {
             self.htmlPath = htmlPath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
             self.imagePath = imagePath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
             self.suspect = suspect
-            self.documentPath = documentPath.flatMap { BatchData.isBatchLink($0) ? $0 : nil }
+            self.documentPath = documentPath.flatMap { BatchData.isDocumentLink($0) ? $0 : nil }
             self.lowConfidence = lowConfidence
         }
 

@@ -83,6 +83,8 @@ struct CorrectionBatchTests {
         #expect(view.contains("data-page=\"\(id)\" data-version=\"\(applied.version)\""), "the page view's version is the new one")
         #expect(view.contains("class=\"w corrected\" data-i=\"0\">Quixotic</span>"))
         #expect(view.contains("Reviewed by Ana, \(Self.at)"))
+        // It still offers the input's documents, as the run that read it did.
+        #expect(view.contains("data-format=\"document\"") && view.contains("data-format=\"documentText\""))
 
         // The JSON: exactly those words changed, the rest as read.
         let after = try batch.report(entry)

@@ -264,5 +264,17 @@ struct ShardTrustTests {
         let data = BatchData.files(for: [BatchPage(htmlPath: "javascript:alert(1)", title: "a")],
                                    searching: [SearchablePage(htmlPath: "javascript:alert(1)", title: "a", text: "t", terms: ["t"])])
         #expect(data.allSatisfy { !String(decoding: $0.bytes, as: UTF8.self).contains("javascript:") })
+        // A document is named after its input's path, whatever its characters: linked, encoded,
+        // when it lies below documents/, and not when it leaves it.
+        func index(linking path: String) -> String {
+            BatchIndexView(entries: [BatchIndexView.Entry(source: "/scans/a b.png", pageIndex: 0, status: .ok, error: nil, wordCount: 1,
+                                                          meanConfidence: 90, faceCount: 0, htmlPath: "pages/a.html", imagePath: nil,
+                                                          documentPath: path)]).render()
+        }
+        func documentLink(_ path: String) -> Bool { index(linking: path).contains("class=\"document\"") }
+        #expect(index(linking: "documents/scan 01/café.png.pdf").contains("href=\"documents/scan%2001/caf%C3%A9.png.pdf\""))
+        for outside in ["documents/../gloss.json", "/etc/passwd", "pages/a.pdf", "documents//x.pdf", "documents"] {
+            #expect(!documentLink(outside), "\(outside)")
+        }
     }
 }

@@ -200,7 +200,8 @@ private struct PageState {
         // The page's own files, linked as the run that read it linked them.
         let pdf = Self.pdfKind(of: entry)
         let links = PageLinks(imagePath: entry.outputs["image"].map { ($0 as NSString).lastPathComponent },
-                              outputs: PageFiles.outputLinks(id: id, formats: settings.formats, pdf: pdf),
+                              outputs: PageFiles.viewLinks(id: id, formats: settings.formats, pdf: pdf,
+                                                           documents: entry.outputs.filter { DocumentFiles.keys.contains($0.key) }),
                               original: PageLinks.link(to: entry.inputFile, from: layout.pagesFolder,
                                                        workingDirectory: FileManager.default.currentDirectoryPath),
                               correction: PageLinks.Correction(page: id, version: Corrections.version(ofPageJSON: json)))

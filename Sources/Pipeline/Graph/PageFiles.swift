@@ -31,7 +31,7 @@ struct PageFiles {
             try AtomicFile.write(try DisplayPicture(thumbnailOf: small).bytes, to: layout.pagesFolder + "/" + thumbnail)
             outputs["thumbnail"] = "pages/" + thumbnail
         }
-        let linked = Self.outputLinks(id: id, formats: settings.formats, pdf: pdf).merging(documents.mapValues { "../" + PageLinks.url(ofRelativePath: $0) }) { own, _ in own }
+        let linked = Self.viewLinks(id: id, formats: settings.formats, pdf: pdf, documents: documents)
         // The page's JSON is encoded once: it is written, and the page view sends corrections
         // against its version (a page that was not read takes none).
         let json = settings.formats.contains(.json) ? try JSONOutput.encode(report) : nil
@@ -63,6 +63,12 @@ struct PageFiles {
             }
         }
         return outputs
+    }
+
+    /// What the page view links, by format: the page's own files (`outputLinks`) and its input's
+    /// documents (`documents`, relative to the batch folder, by manifest key).
+    static func viewLinks(id: String, formats: Set<OutputFormat>, pdf: PagePDF, documents: [String: String]) -> [String: String] {
+        outputLinks(id: id, formats: formats, pdf: pdf).merging(documents.mapValues { "../" + PageLinks.url(ofRelativePath: $0) }) { own, _ in own }
     }
 
     /// The files `write` makes beside the page's HTML, by format, as links from that HTML.
