@@ -72,18 +72,25 @@ struct TIFFBytes {
         return offset
     }
 
-    /// The value of a SHORT (3) or LONG (4) tag of the directory at `offset`, stored in the
-    /// entry itself; nil when the tag is absent or of another type.
+    /// The value of an integer tag of the directory at `offset`, stored in the entry itself:
+    /// BYTE, SHORT or LONG, or their signed forms (1, 3, 4, 6, 8, 9), each of which libtiff
+    /// takes for a width, so a page's size is read whichever a file uses; nil when the tag is
+    /// absent, of another type, or negative.
     func value(ofTag wanted: UInt16, inDirectoryAt offset: Int) -> Int? {
         guard let count = uint16(at: offset) else { return nil }
         for entry in 0..<Int(count) {
             let at = offset + 2 + 12 * entry
             guard uint16(at: at) == wanted else { continue }
-            switch uint16(at: at + 2) {
-            case 3: return uint16(at: at + 8).map(Int.init)
-            case 4: return uint32(at: at + 8).map(Int.init)
-            default: return nil
+            let value: Int? = switch uint16(at: at + 2) {
+            case 1: at + 8 < bytes.count ? Int(bytes[at + 8]) : nil
+            case 3: uint16(at: at + 8).map(Int.init)
+            case 4: uint32(at: at + 8).map(Int.init)
+            case 6: at + 8 < bytes.count ? Int(Int8(bitPattern: bytes[at + 8])) : nil
+            case 8: uint16(at: at + 8).map { Int(Int16(bitPattern: $0)) }
+            case 9: uint32(at: at + 8).map { Int(Int32(bitPattern: $0)) }
+            default: nil
             }
+            return value.flatMap { $0 >= 0 ? $0 : nil }
         }
         return nil
     }

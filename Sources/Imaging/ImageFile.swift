@@ -338,6 +338,8 @@ public struct ImageFile: Sendable {
         switch format {
         case .tiff:
             // Only the first page's header was checked on opening: a later page may claim more.
+            // Its size is read as libtiff reads it (any integer type); a directory that states
+            // none, or lies past the end, is left to the decoder, which says why it fails.
             if index > 0, let size = tiff?.size(ofPage: index), size.pixelCount > pixelLimit {
                 throw ImagingError(path: path, reason: .tooLarge(width: size.width, height: size.height, limit: pixelLimit))
             }

@@ -99,6 +99,37 @@ struct HostileInputTests {
         }
     }
 
+    /// A two-page TIFF: an 8 x 8 white page, then one whose width and height are stored as
+    /// `type` (TIFF's field types: 3 SHORT, 9 SLONG, ...), with a strip of a few bytes.
+    static func tiff(secondPage width: Int, _ height: Int, type: UInt16) -> [UInt8] {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16 & 0xFFFF) }
+        func directory(_ w: Int, _ h: Int, _ sizeType: UInt16, strip: Int, length: Int, next: Int) -> [UInt8] {
+            let size = { (v: Int) in sizeType == 3 ? le16(v) + [0, 0] : le32(v) }
+            let entries: [(Int, UInt16, [UInt8])] = [(256, sizeType, size(w)), (257, sizeType, size(h)), (258, 3, le16(8) + [0, 0]),
+                                                     (259, 3, le16(1) + [0, 0]), (262, 3, le16(1) + [0, 0]), (273, 4, le32(strip)),
+                                                     (277, 3, le16(1) + [0, 0]), (278, 4, le32(h)), (279, 4, le32(length))]
+            return le16(entries.count) + entries.flatMap { le16($0.0) + le16(Int($0.1)) + le32(1) + $0.2 } + le32(next)
+        }
+        var bytes: [UInt8] = Array("II*\0".utf8) + le32(8) + [UInt8](repeating: 255, count: 64) + [UInt8](repeating: 255, count: 16)
+        let first = bytes.count, second = first + 2 + 12 * 9 + 4
+        bytes += directory(8, 8, 3, strip: 8, length: 64, next: second)
+        bytes += directory(width, height, type, strip: 72, length: 16, next: 0)
+        bytes.replaceSubrange(4..<8, with: le32(first))
+        return bytes
+    }
+
+    /// A later page's size is read whatever integer type its tags use, as libtiff reads it:
+    /// stored as SLONG (or SSHORT, BYTE), it went unchecked and the page was decoded whole.
+    @Test(arguments: [UInt16(4), 9])
+    func aLaterTIFFPageOfAnyIntegerSizeTypeIsHeldToTheLimit(type: UInt16) throws {
+        let file = try ImageFile(bytes: Self.tiff(secondPage: 20000, 20000, type: type), path: "two.tif", pixelLimit: 1_000_000)
+        #expect(try file.decodePage(0).raster.size == PixelSize(width: 8, height: 8))
+        #expect(throws: ImagingError(path: "two.tif", reason: .tooLarge(width: 20000, height: 20000, limit: 1_000_000))) {
+            try file.decodePage(1)
+        }
+    }
+
     @Test func emptyTIFFDirectoriesAreNoPages() throws {
         #expect(try ImageFile(contentsOf: Self.found("image-2")).pageCount <= 2)
     }
