@@ -177,6 +177,7 @@ public struct ImageFile: Sendable {
         case .tiff: tiff?.size.map { ($0, nil) }
         case .webp: webp.map { ($0.size, 4) }
         case .gif: bytes.withUnsafeBytes { GIFFirstImage($0) }.map { ($0.size, nil) }  // an animation may hold many
+        case .bmp: bytes.withUnsafeBytes { Self.bmpSize($0) }.map { ($0, 4) }  // Leptonica's header read decodes it all
         default: bytes.withUnsafeBytes { Self.header($0, format: known) }
         }
         guard let header, header.size.width > 0, header.size.height > 0 else {
@@ -254,6 +255,22 @@ public struct ImageFile: Sendable {
             throw ImagingError(path: path, reason: .noSuchPage(index, pageCount: pageCount))
         }
         return try pdf.textLayerInChild(page: index, pixelLimit: pixelLimit)
+    }
+
+    /// A BMP's size from its info header, read here: Leptonica's header reader decodes the whole
+    /// image to find it, so a file claiming any size would be decoded before the pixel limit
+    /// was set against it. The OS/2 header (12 bytes) holds 16-bit sides, the others 32-bit
+    /// ones, a negative height meaning rows stored top down.
+    static func bmpSize(_ bytes: UnsafeRawBufferPointer) -> PixelSize? {
+        guard bytes.count >= 26, bytes[0] == 0x42, bytes[1] == 0x4D else { return nil }
+        func little(_ at: Int, _ count: Int) -> UInt32 {
+            (0..<count).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) }
+        }
+        let (width, height) = little(14, 4) == 12
+            ? (Int(Int16(bitPattern: UInt16(little(18, 2)))), Int(Int16(bitPattern: UInt16(little(20, 2)))))
+            : (Int(Int32(bitPattern: little(18, 4))), Int(Int32(bitPattern: little(22, 4))))
+        guard width > 0, height != 0 else { return nil }
+        return PixelSize(width: width, height: abs(height))
     }
 
     /// The size from Leptonica's header reader, and the most bytes a pixel takes stored

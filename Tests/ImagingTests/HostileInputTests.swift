@@ -130,6 +130,20 @@ struct HostileInputTests {
         }
     }
 
+    /// A BMP's size is read from its header before anything is decoded: 70 bytes claiming
+    /// 12000 x 12000 are refused as too large (Leptonica's header read decoded the image, so
+    /// they read as a damaged header, and a whole one was decoded before the limit).
+    @Test func aBMPIsHeldToThePixelLimitByItsHeader() throws {
+        func le(_ v: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(v >> (8 * $0) & 0xFF) } }
+        let header = Array("BM".utf8) + le(70, 4) + le(0, 4) + le(54, 4) + le(40, 4) + le(12000, 4) + le(-12000, 4)
+            + le(1, 2) + le(24, 2) + [UInt8](repeating: 0, count: 24)
+        #expect(throws: ImagingError(path: "big.bmp", reason: .tooLarge(width: 12000, height: 12000, limit: 1_000_000))) {
+            try ImageFile(bytes: header + [UInt8](repeating: 0, count: 16), path: "big.bmp", pixelLimit: 1_000_000)
+        }
+        let page = try ImageFile(contentsOf: Fixtures.path("formats/page.bmp"))
+        #expect(page.storedSize == (try page.decodePage().raster.size))
+    }
+
     @Test func emptyTIFFDirectoriesAreNoPages() throws {
         #expect(try ImageFile(contentsOf: Self.found("image-2")).pageCount <= 2)
     }
