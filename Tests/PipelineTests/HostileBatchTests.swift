@@ -41,6 +41,8 @@ struct HostileBatchTests {
         "zero-pages.pdf": "the document has no pages",
         "million-pages.pdf": "the document has no pages",
         "huge-page.pdf": "image is 60000x60000 = 3600000000 pixels, above the limit of 150000000",
+        "overflowing-page.pdf": "image is 12500000000x12500000000 pixels, above the limit of 150000000",
+        "endless-page.pdf": "pixels, above the limit of 150000000",
         "image-bomb.pdf": "the page draws an image of 30000x30000 = 900000000 pixels, above the limit of 150000000",
         "page-tree-loop.pdf": "page 1 cannot be read from the page tree",
     ]
