@@ -4,8 +4,9 @@ import GlossContract
 import GlossTestSupport
 import Testing
 
-/// One name in `documents/` is one input's: the names a batch gives, decided from paths and the
-/// earlier run's records alone (milliseconds), then a batch read in two runs.
+/// The files of `documents/`. One name is one input's: the names a batch gives, decided from
+/// paths and the earlier run's records alone (milliseconds), then a batch read in two runs. And
+/// the text's pages are separated by form feeds and by nothing else.
 @Suite struct DocumentNamesTests {
     /// An earlier run's page of `source` whose document is `documents/NAME.txt`.
     static func recorded(_ source: String, _ name: String) -> ManifestEntry {
@@ -47,6 +48,14 @@ import Testing
         let shared = DocumentNames(sources: ["/s/box2/page001.png"],
                                    earlier: earlier + [Self.recorded("/s/box2/page001.png", "page001.png")])
         #expect(shared.name(for: "/s/box2/page001.png") == "page001.png-" + Self.suffix("/s/box2/page001.png"))
+    }
+
+    @Test func aFormFeedInAPagesTextIsNoPageBreak() {
+        var typed = PageReport(source: "a.png", pageIndex: 0, status: .failed, error: "")
+        typed.text = "num\u{0C}ber 8"
+        var next = typed
+        next.text = "page two"
+        #expect(DocumentFiles.sidecar([typed, next]) == "num ber 8\n\u{0C}page two\n")
     }
 
     /// Two boxes of scans with the same file names, read into one batch in two runs: each input

@@ -124,9 +124,13 @@ struct DocumentFiles {
         PDFGraft.inspection(of: path, archival: settings.formats.contains(.pdf) && settings.reportContext.pdfStandard != .none)
     }
 
-    /// Every page's text, each ending in a newline, pages separated by form feeds.
+    /// Every page's text, each ending in a newline, pages separated by form feeds. A form feed
+    /// in a page's own text (a correction can type one) becomes a space: a reader splitting the
+    /// file into pages would see another page there.
     static func sidecar(_ reports: [PageReport]) -> String {
-        reports.map { $0.text.isEmpty ? "" : $0.text + "\n" }.joined(separator: "\u{0C}")
+        reports.map { report in
+            report.text.isEmpty ? "" : report.text.replacingOccurrences(of: "\u{0C}", with: " ") + "\n"
+        }.joined(separator: "\u{0C}")
     }
 
     /// The input at `input` with a layer page over each page Gloss read and found words on,
