@@ -43,6 +43,54 @@ struct PixelBudgetTests {
         // Had the cancelled waiter kept its 50, this would not fit.
         #expect(try await budget.acquire(100) == 100)
     }
+
+    /// `body`'s result, or nil when it has not come within `seconds` (then it is cancelled).
+    static func within<T: Sendable>(_ seconds: Int, _ body: @escaping @Sendable () async throws -> T) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { try? await body() }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The release that falls between a waiter's ticket and its place in the queue saw no one
+    /// waiting: the waiter must still get the room, not wait for a release that never comes
+    /// (the batch hung there). The budget's hook makes the release fall just there.
+    @Test func aReleaseJustBeforeTheWaiterQueuesIsNotLost() async throws {
+        let pending = Mutex<(budget: PixelBudget, share: Int)?>(nil)
+        let budget = PixelBudget(limit: 100, afterTicket: {
+            let held = pending.withLock { held in
+                defer { held = nil }
+                return held
+            }
+            if let held { held.budget.release(held.share) }
+        })
+        let first = try await budget.acquire(100)
+        pending.withLock { $0 = (budget, first) }
+        let got = await Self.within(5) { try await budget.acquire(100) }
+        #expect(got == 100, "the room released as the waiter took its ticket is the waiter's")
+    }
+
+    /// A waiter cancelled at the head of the queue lets those behind it that fit now go on,
+    /// without waiting for the next release.
+    @Test func aCancelledHeadLetsTheWaitersBehindItIn() async throws {
+        let budget = PixelBudget(limit: 100)
+        let first = try await budget.acquire(60)
+        let big = Task { try await budget.acquire(100) }
+        try await Task.sleep(for: .milliseconds(100))
+        let small = Task { try await budget.acquire(30) }
+        try await Task.sleep(for: .milliseconds(100))
+        big.cancel()
+        let got = await Self.within(5) { try await small.value }
+        #expect(got == 30, "the 30 behind a cancelled 100 fit beside the 60 held")
+        if got == nil { small.cancel() }
+        budget.release(first)
+    }
 }
 
 /// The blocking call with a timeout, for callers that are not async, is the async path behind a wait.

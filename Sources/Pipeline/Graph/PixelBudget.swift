@@ -20,8 +20,14 @@ final class PixelBudget: Sendable {
 
     private let limit: Int
     private let state = Mutex(State())
+    /// Run between taking a ticket and queueing: the moment a release can fall into, which the
+    /// tests use to make it fall there.
+    private let afterTicket: (@Sendable () -> Void)?
 
-    init(limit: Int) { self.limit = max(1, limit) }
+    init(limit: Int, afterTicket: (@Sendable () -> Void)? = nil) {
+        self.limit = max(1, limit)
+        self.afterTicket = afterTicket
+    }
 
     /// Waits until `pixels` fit in the budget, then takes them. Returns what it took, for
     /// `release`. Throws `CancellationError`, having taken nothing, when the task is cancelled
@@ -38,14 +44,25 @@ final class PixelBudget: Sendable {
             return state.tickets
         }
         guard let ticket else { return share }
+        afterTicket?()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (resume: CheckedContinuation<Void, any Error>) in
-                let cancelled = state.withLock { state in
-                    if state.withdrawn.remove(ticket) != nil { return true }
+                // Asked again under the lock: a release between the two sections saw no one
+                // waiting and woke no one, and the share may fit now.
+                let outcome: Result<Bool, CancellationError> = state.withLock { state in
+                    if state.withdrawn.remove(ticket) != nil { return .failure(CancellationError()) }
+                    if state.waiting.isEmpty && state.inUse + share <= limit {
+                        state.inUse += share
+                        return .success(true)
+                    }
                     state.waiting.append(Waiter(ticket: ticket, pixels: share, resume: resume))
-                    return false
+                    return .success(false)
                 }
-                if cancelled { resume.resume(throwing: CancellationError()) }
+                switch outcome {
+                case .failure(let cancelled): resume.resume(throwing: cancelled)
+                case .success(true): resume.resume()
+                case .success(false): break
+                }
             }
         } onCancel: {
             withdraw(ticket)
@@ -56,27 +73,34 @@ final class PixelBudget: Sendable {
     func release(_ share: Int) {
         let ready: [Waiter] = state.withLock { state in
             state.inUse -= share
-            // First come, first served: a big page is not overtaken forever by small ones.
-            var ready: [Waiter] = []
-            while let next = state.waiting.first, state.inUse + next.pixels <= limit {
-                state.waiting.removeFirst()
-                state.inUse += next.pixels
-                ready.append(next)
-            }
-            return ready
+            return Self.admitted(&state, limit: limit)
         }
         for waiter in ready { waiter.resume.resume() }
     }
 
-    /// A waiter whose task was cancelled leaves the queue without taking anything.
+    /// The waiters at the head of the queue that fit now, taken off it with their shares
+    /// counted. First come, first served: a big page is not overtaken forever by small ones.
+    private static func admitted(_ state: inout State, limit: Int) -> [Waiter] {
+        var ready: [Waiter] = []
+        while let next = state.waiting.first, state.inUse + next.pixels <= limit {
+            state.waiting.removeFirst()
+            state.inUse += next.pixels
+            ready.append(next)
+        }
+        return ready
+    }
+
+    /// A waiter whose task was cancelled leaves the queue without taking anything; those behind
+    /// it that fit now go on.
     private func withdraw(_ ticket: Int) {
-        let waiter: Waiter? = state.withLock { state in
+        let (waiter, ready): (Waiter?, [Waiter]) = state.withLock { state in
             guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else {
                 state.withdrawn.insert(ticket)
-                return nil
+                return (nil, [])
             }
-            return state.waiting.remove(at: index)
+            return (state.waiting.remove(at: index), Self.admitted(&state, limit: limit))
         }
         waiter?.resume.resume(throwing: CancellationError())
+        for next in ready { next.resume.resume() }
     }
 }
