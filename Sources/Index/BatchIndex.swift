@@ -182,6 +182,13 @@ public final class BatchIndex {
     }
 
     /// Whether the index holds a page of this name.
+    /// The status recorded for page `name` (`PageStatus`'s raw value), nil when it has no row.
+    public func status(ofPage name: String) throws -> String? {
+        let statement = try database.prepare("SELECT status FROM pages WHERE name = ?", operation: "look up \(name)")
+        try statement.bind([.text(name)])
+        return try statement.step() ? statement.text(0) : nil
+    }
+
     public func contains(page name: String) throws -> Bool {
         let statement = try database.prepare("SELECT 1 FROM pages WHERE name = ?", operation: "look up \(name)")
         try statement.bind([.text(name)])

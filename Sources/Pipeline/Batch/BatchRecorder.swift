@@ -141,18 +141,22 @@ actor BatchRecorder {
     /// A page this run finished (whatever its status), of the input at `position` in the
     /// whole input list.
     func record(_ entry: ManifestEntry, report: PageReport, position: Int) {
-        store(entry, report: report, position: position)
+        // A page stopped part-way replaces no row: the manifest keeps what an earlier run
+        // recorded for it (`finish(interrupted:)`), and the index must say the same, or the
+        // next run skips the page and the index keeps it unread.
+        let replacesARow = entry.status == .cancelled && (try? database.status(ofPage: entry.id)) != nil
+        if !replacesARow { store(entry, report: report, position: position) }
         release(entry)
         append(entry)
         events?.yield(.pageFinished(entry))
     }
 
     /// A page an earlier run finished, with its report as read back from its JSON, if it has
-    /// one: stored again if the database lacks it (a run killed between the two, or a folder
-    /// from before the database).
+    /// one: stored again if the database lacks it or holds it otherwise (a run killed between
+    /// the two, a folder from before the database, a stopped run that once left a cancelled row).
     func skip(_ entry: ManifestEntry, report: PageReport?, position: Int) {
         // A lookup that fails stores the page again: recording replaces, so that is always safe.
-        if let report, (try? database.contains(page: entry.id)) != true {
+        if let report, (try? database.status(ofPage: entry.id)) != report.status.rawValue {
             store(entry, report: report, position: position)
         }
         release(entry)

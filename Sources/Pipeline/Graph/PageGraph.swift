@@ -169,7 +169,11 @@ struct PageGraph: Sendable {
         var entries = done.compactMap { $0?.entry }
         let reports = done.compactMap { $0?.report }
         let combines = pageCount > 1 && graphs.settings.formats.contains(where: \.combines)
-        if reports.count == pageCount, combines || !documentLinks.isEmpty {
+        // A batch being stopped (a page cancelled, or the stop coming now) makes no documents:
+        // they would hold a cancelled page, and the pages stand as they were recorded, to be
+        // finished by the next run, which writes the documents then.
+        let stopping = Task.isCancelled || reports.contains { $0.status == .cancelled }
+        if reports.count == pageCount, !stopping, combines || !documentLinks.isEmpty {
             let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
             let isCurrent = !readAny && !Self.wholeFilesPredatePages(entries, documents: documentLinks, in: batch.layout)
             let combined = await graphs.borrowing { graph in
@@ -189,9 +193,10 @@ struct PageGraph: Sendable {
             if case .success = combined, !isCurrent, !documentLinks.isEmpty, let reason = file.archiveRefusal {
                 await batch.recorder.note(.notArchival(source: path, reason: reason))
             }
-            if case .failure(let error) = combined {
+            if case .failure(let error) = combined, status(of: error) != .cancelled {
                 // A file whose combined document is missing is not finished: its pages are
-                // recorded as failed, so the next run reads them again.
+                // recorded as failed, so the next run reads them again. (Stopped while it was
+                // made, they stand as recorded: the next run writes it.)
                 entries = entries.map { $0.failed(because: error) }
                 for (entry, report) in zip(entries, reports) {
                     await batch.recorder.record(entry, report: report.failed(because: error), position: position)
