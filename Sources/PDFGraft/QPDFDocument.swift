@@ -58,7 +58,10 @@ final class QPDFDocument {
             throw PDFGraftError(path: path, cause: .unreadable("page \(index + 1) has no MediaBox"))
         }
         let crop = rectangle(inherited("/CropBox", of: page))?.intersection(media) ?? media
-        return PDFPageGeometry(cropBox: crop, rotation: integer(inherited("/Rotate", of: page)) ?? 0)
+        // As Poppler, which draws the page Gloss reads: the nearest whole /Rotate up the tree
+        // (a real number is passed over), and one that is no multiple of 90 is none.
+        let rotation = integer(inherited("/Rotate", of: page, where: { qpdf_oh_is_integer(self.handle, $0) != QPDF_FALSE })) ?? 0
+        return PDFPageGeometry(cropBox: crop, rotation: rotation % 90 == 0 ? rotation : 0)
     }
 
     // MARK: Objects
@@ -73,12 +76,13 @@ final class QPDFDocument {
         qpdf_oh_is_dictionary(handle, object) != QPDF_FALSE ? qpdf_oh_get_key(handle, object, name) : qpdf_oh_new_null(handle)
     }
 
-    /// A page attribute, looked up through `/Parent` as 7.7.3.4 allows (at most 64 levels).
-    private func inherited(_ name: String, of page: qpdf_oh) -> qpdf_oh {
+    /// A page attribute, looked up through `/Parent` as 7.7.3.4 allows (at most 64 levels): the
+    /// nearest value that is not null and, where `accepted` is given, that it accepts.
+    private func inherited(_ name: String, of page: qpdf_oh, where accepted: ((qpdf_oh) -> Bool)? = nil) -> qpdf_oh {
         var node = page
         for _ in 0..<64 {
             let value = key(name, of: node)
-            if qpdf_oh_is_null(handle, value) == QPDF_FALSE { return value }
+            if qpdf_oh_is_null(handle, value) == QPDF_FALSE, accepted?(value) ?? true { return value }
             node = key("/Parent", of: node)
             if qpdf_oh_is_dictionary(handle, node) == QPDF_FALSE { break }
         }

@@ -15,6 +15,14 @@ struct PDFGraftTests {
         #expect(turned.pages.map(\.rotation) == [90, 0])
         #expect(turned.pages[0].cropBox == PDFRectangle(x0: 4, y0: 6, x1: 124.72, y1: 226.4))
         #expect(turned.pages[0].shownSize == (width: 220.4, height: 120.72))
+        // A /Rotate that is no multiple of 90, or not a whole number, is read as Poppler reads
+        // it, for Poppler draws the page that was read: the layer is placed on that page. Its
+        // `pdfinfo` gives 135 for page 1, which its renderer draws unturned (GfxState turns by
+        // 90, 180 and 270 only), and the inherited 90 for page 2's 90.0.
+        let odd = try PDFGraft.inspect(Fixtures.path("pdf/odd-rotations.pdf")).pages.map(\.rotation)
+        let poppler = try PDFStructure.run("pdfinfo", ["-f", "1", "-l", "3", Fixtures.path("pdf/odd-rotations.pdf")])
+            .split(separator: "\n").filter { $0.contains(" rot:") }.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+        #expect(odd == [0, 90, 270] && poppler == [135, 90, 270], "\(odd) against Poppler's \(poppler)")
     }
 
     /// An encrypted file (one Poppler reads: its user password is empty) and a signed one are
