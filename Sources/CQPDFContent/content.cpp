@@ -3,6 +3,7 @@
 #include "gloss_qpdf_content.h"
 
 #include <qpdf/Pl_Buffer.hh>
+#include <qpdf/Pl_Discard.hh>
 #include <qpdf/Pl_Flate.hh>
 #include <qpdf/QPDF.hh>
 #include <qpdf/QPDFPageDocumentHelper.hh>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +39,12 @@ class TextFilter : public QPDFObjectHandle::TokenFilter {
 
     void handleToken(QPDFTokenizer::Token const& token) override {
         if (token.getType() != QPDFTokenizer::tt_word) {
+            if (token.getType() == QPDFTokenizer::tt_integer) lastInteger = std::atoi(token.getValue().c_str());
+            // Counting, the operands are not needed past the last integer (Tr's); stripping,
+            // they are held until their operator, but not without end: a stream of millions of
+            // operands and no operator (40 KB deflated) held gigabytes.
+            if (!strip) return;
+            if (pending.size() >= maximumPending) flush();
             pending.push_back(token);
             return;
         }
@@ -46,9 +54,7 @@ class TextFilter : public QPDFObjectHandle::TokenFilter {
         } else if (op == "Q") {
             if (!saved.empty()) { mode = saved.back(); saved.pop_back(); }
         } else if (op == "Tr") {
-            for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
-                if (it->getType() == QPDFTokenizer::tt_integer) { mode = std::atoi(it->getValue().c_str()); break; }
-            }
+            if (lastInteger) mode = *lastInteger;
         } else if (isTextShowing(op)) {
             bool const hidden = mode == 3;
             (hidden ? invisible : visible) += (mode == 7 ? 0 : 1);
@@ -76,12 +82,16 @@ class TextFilter : public QPDFObjectHandle::TokenFilter {
 
     void handleEOF() override { flush(); }
 
+    // Far more than any text-showing operator's operands (a TJ array of a long line).
+    static constexpr size_t maximumPending = 1 << 16;
+
     bool removedAny() const { return removed; }
 
   private:
     void flush() {
         for (auto const& token : pending) writeToken(token);
         pending.clear();
+        lastInteger.reset();
     }
 
     bool strip;
@@ -89,6 +99,34 @@ class TextFilter : public QPDFObjectHandle::TokenFilter {
     int mode = 0;
     std::vector<int> saved;
     std::vector<QPDFTokenizer::Token> pending;
+    // The last integer operand since the last operator, for Tr.
+    std::optional<int> lastInteger;
+};
+
+// How a page's content leaves the graphics state, which the layer must be drawn outside of:
+// the most saves (q) it restores (Q) beyond its own, the saves it leaves open at its end, and
+// whether it ends inside a text object (BT without ET). Many producers leave a q open; drawn
+// after it unclosed, the layer would be under the page's last transformation.
+class StateBalance : public QPDFObjectHandle::TokenFilter {
+  public:
+    int depth = 0;
+    int below = 0;
+    bool inText = false;
+
+    void handleToken(QPDFTokenizer::Token const& token) override {
+        if (token.getType() != QPDFTokenizer::tt_word) return;
+        std::string const& op = token.getValue();
+        if (op == "q") {
+            ++depth;
+        } else if (op == "Q") {
+            --depth;
+            if (-depth > below) below = -depth;
+        } else if (op == "BT") {
+            inText = true;
+        } else if (op == "ET") {
+            inText = false;
+        }
+    }
 };
 
 // The content of a page or form XObject through the filter; the filtered bytes when asked.
@@ -308,9 +346,20 @@ extern "C" int gloss_qpdf_graft_archive(char const* input, char const* layer, in
             int suffix = 0;
             std::string const name = resources.getUniqueResourceName("/GlossText", suffix);
             xobjects.replaceKey(name, form);
-            page.addPageContents(QPDFObjectHandle::newStream(&pdf, "q\n"), true);
+            // The page is drawn inside saves of its own, as many as it restores and one more, and
+            // every save it leaves open is closed before the layer is drawn in the page's first
+            // state.
+            StateBalance balance;
+            Pl_Discard discard;
+            page.filterContents(&balance, &discard);
+            int const saves = 1 + balance.below;
+            std::string opening, closing = "\n";
+            for (int s = 0; s < saves; ++s) opening += "q\n";
+            if (balance.inText) closing += "ET\n";
+            for (int s = 0; s < saves + balance.depth; ++s) closing += "Q\n";
+            page.addPageContents(QPDFObjectHandle::newStream(&pdf, opening), true);
             page.addPageContents(
-                QPDFObjectHandle::newStream(&pdf, "\nQ\nq " + matrixText(matrices + 6 * i) + " " + name + " Do Q\n"), false);
+                QPDFObjectHandle::newStream(&pdf, closing + "q " + matrixText(matrices + 6 * i) + " " + name + " Do Q\n"), false);
         }
         if (xmp != nullptr) {
             auto root = pdf.getRoot();

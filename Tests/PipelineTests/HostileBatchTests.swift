@@ -48,9 +48,10 @@ struct HostileBatchTests {
     ]
 
     /// Bad inputs this batch leaves to `HostilePDFTests`: a page that takes a minute to draw
-    /// fails only under a timeout, which would bound every page here, and one that fails once
-    /// its renderer has filled the memory the default pixel limit allows (seconds).
-    static let elsewhere: Set<String> = ["many-operations.pdf", "deep-nesting.pdf"]
+    /// fails only under a timeout, which would bound every page here, one that fails once its
+    /// renderer has filled the memory the default pixel limit allows (seconds), and a flood of
+    /// operands that is read, in seconds, and whose memory is what is checked.
+    static let elsewhere: Set<String> = ["many-operations.pdf", "deep-nesting.pdf", "operand-flood.pdf"]
 
     @Test func everyBrokenInputFailsAloneWithOneLineAndTheRestIsRead() throws {
         let scratch = try ScratchFolder()

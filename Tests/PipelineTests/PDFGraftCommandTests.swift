@@ -11,7 +11,7 @@ import Testing
 /// page, bookmarks and annotations over a vector page, an encrypted and a signed file).
 @Suite(.serialized)
 struct PDFGraftCommandTests {
-    static let grafted = ["ocrmypdf/c02-22.pdf", "ocrmypdf/jbig2.pdf", "ocrmypdf/ccitt.pdf", "pdf/turned.pdf",
+    static let grafted = ["ocrmypdf/c02-22.pdf", "ocrmypdf/jbig2.pdf", "ocrmypdf/ccitt.pdf", "pdf/turned.pdf", "pdf/open-save.pdf",
                           "pdf/outline-annotation.pdf"]
 
     /// One batch of every fixture; the checks below read it.
