@@ -329,8 +329,14 @@ def check_pdfa(path):
             fail(not (isinstance(group, pikepdf.Dictionary) and group.get("/S") == Name.Transparency),
                  f"{where}: a transparency group")
             for annotation in page.obj.get("/Annots", []):
-                fail(annotation.get("/Subtype") not in (Name.Movie, Name.Sound, Name.FileAttachment, Name.Screen),
-                     f"{where}: a {annotation.get('/Subtype')} annotation")
+                subtype = annotation.get("/Subtype")
+                fail(subtype not in (Name.Movie, Name.Sound, Name.FileAttachment, Name.Screen, Name("/3D")),
+                     f"{where}: a {subtype} annotation")
+                if subtype != Name.Popup:
+                    fail(int(annotation.get("/F", 0)) & 4 != 0, f"{where}: a {subtype} annotation without the Print flag (6.3.2)")
+                if subtype not in (Name.Popup, Name.Link):
+                    fail(isinstance(annotation.get("/AP"), pikepdf.Dictionary),
+                         f"{where}: a {subtype} annotation without an appearance (6.3.3)")
             check_resources(page.obj.get("/Resources"), fail, where, seen)
             try:
                 pikepdf.parse_content_stream(page)
@@ -536,6 +542,46 @@ def main():
             report("an input with JavaScript is grafted without the PDF/A claim, the reason said once",
                    ([] if len(refused) == 1 and not claims_pdfa(refused[0]) else [f"documents: {refused}"])
                    + ([] if errors[0].count("not made PDF/A-2b: it has document actions") == 1 else [f"stderr: {errors[0]!r}"]))
+            # Inputs a graft cannot make conform without changing them, each made from one it
+            # can (OCRmyPDF's jbig2.pdf, its own PDF/A claim taken away): each is grafted without
+            # the claim, its reason said once.
+            def nonconforming(name, change, force_version=None):
+                target = folder / f"nonconforming-{name}.pdf"
+                with pikepdf.open(ROOT / "fixtures" / "ocrmypdf/jbig2.pdf") as pdf:
+                    del pdf.Root["/Metadata"], pdf.Root["/OutputIntents"]
+                    change(pdf)
+                    pdf.save(target, force_version=force_version)
+                return target
+
+            def cmyk_image(pdf):
+                for _, image in pdf.pages[0].Resources.XObject.items():
+                    image.ColorSpace = Name.DeviceCMYK
+
+            def annotation(**entries):
+                def add(pdf):
+                    pdf.pages[0].obj.Annots = pdf.make_indirect(pikepdf.Array([pdf.make_indirect(pikepdf.Dictionary(
+                        Type=Name.Annot, Rect=pikepdf.Array([10, 10, 60, 30]), **entries))]))
+                return add
+
+            variants = {
+                nonconforming("cmyk", cmyk_image): "it has DeviceCMYK colour",
+                nonconforming("link-unprinted", annotation(Subtype=Name.Link)): "it has annotations that do not print",
+                nonconforming("note-unshown", annotation(Subtype=Name.Text, F=4)): "it has annotations without an appearance",
+                nonconforming("screen", annotation(Subtype=Name.Screen, F=4)): "it has Screen annotations",
+                nonconforming("pdf-2", lambda pdf: None, "2.0"): "it is PDF 2.0",
+            }
+            errors = []
+            annotate(arguments.gloss, folder / "nonconforming", [], [str(path) for path in variants], errors)
+            problems = []
+            for path, reason in variants.items():
+                made = folder / "nonconforming" / "documents" / path.name
+                if not made.exists() or claims_pdfa(made):
+                    problems.append(f"{path.name}: {'claims PDF/A' if made.exists() else 'no document'}")
+                if errors[0].count(f"{path.name}: not made PDF/A-2b: {reason}") != 1:
+                    problems.append(f"{path.name}: {reason!r} not said once")
+            report(f"the {len(variants)} inputs that cannot conform (CMYK, unprinted or unshown annotations, a Screen "
+                   f"annotation, PDF 2.0) are grafted without the claim, each reason said once", problems + [
+                       f"stderr: {errors[0]!r}"] if problems else [])
             described = folder / "described.pdf"
             information = {"/Title": "Linn, a test page", "/Author": "Jane Roe", "/Subject": "CCITT fax page",
                            "/Keywords": "fax; test", "/Creator": "tiff2pdf", "/CreationDate": "D:20160119123847+01'00'",

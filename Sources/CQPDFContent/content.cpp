@@ -232,8 +232,47 @@ namespace {
 std::string nameOf(QPDFObjectHandle value) { return value.isName() ? value.getName() : std::string(); }
 
 // The first thing in `pdf` that PDF/A-2b forbids and a graft cannot mend, or "".
+// Whether a colour space is DeviceCMYK or builds on it (Indexed, DeviceN's alternate...): PDF/A-2b
+// allows it only under a CMYK output intent (6.2.4.3), and the graft's intent is sRGB. An
+// ICC-based space is device-independent and allowed.
+bool usesDeviceCMYK(QPDFObjectHandle space) {
+    if (space.isName()) return space.getName() == "/DeviceCMYK";
+    if (!space.isArray() || space.getArrayNItems() == 0) return false;
+    auto items = space.getArrayAsVector();
+    if (items[0].isName() && items[0].getName() == "/ICCBased") return false;
+    for (auto& item : items) {
+        if (item.isName() && item.getName() == "/DeviceCMYK") return true;
+    }
+    return false;
+}
+
+// Why the page annotations keep a graft from PDF/A-2b (6.3): a kind it forbids, one that would
+// not print (the Print flag, bit 3, is required of all but pop-ups), or one without an
+// appearance stream (required of all but pop-ups and links). Empty when none.
+std::string annotationRefusal(QPDF& pdf) {
+    for (auto& page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+        auto annotations = page.getObjectHandle().getKey("/Annots");
+        if (!annotations.isArray()) continue;
+        for (auto& annotation : annotations.getArrayAsVector()) {
+            if (!annotation.isDictionary()) continue;
+            std::string const subtype = nameOf(annotation.getKey("/Subtype"));
+            if (subtype == "/Screen" || subtype == "/Movie" || subtype == "/Sound" || subtype == "/3D")
+                return "it has " + subtype.substr(1) + " annotations";
+            if (subtype == "/Popup") continue;
+            auto flags = annotation.getKey("/F");
+            if (!flags.isInteger() || (flags.getIntValue() & 4) == 0) return "it has annotations that do not print (no Print flag)";
+            if (subtype != "/Link" && !annotation.getKey("/AP").isDictionary()) return "it has annotations without an appearance";
+        }
+    }
+    return "";
+}
+
 std::string refusal(QPDF& pdf) {
     if (pdf.isEncrypted()) return "it is encrypted";
+    auto const version = pdf.getPDFVersion();
+    if (!version.empty() && version[0] >= '2') return "it is PDF " + version + ", and PDF/A-2 is PDF 1.7 at most";
+    auto const annotations = annotationRefusal(pdf);
+    if (!annotations.empty()) return annotations;
     auto trailer = pdf.getTrailer();
     auto root = trailer.getKey("/Root");
     auto names = root.getKey("/Names");
@@ -278,6 +317,12 @@ std::string refusal(QPDF& pdf) {
         if (type == "/FontDescriptor" && !(dictionary.hasKey("/FontFile") || dictionary.hasKey("/FontFile2") || dictionary.hasKey("/FontFile3")))
             return "it has fonts that are not embedded";
         if (subtype == "/FileAttachment") return "it has file attachments";
+        auto space = dictionary.getKey("/ColorSpace");
+        bool cmyk = usesDeviceCMYK(space);
+        if (space.isDictionary()) {
+            for (auto& key : space.getKeys()) cmyk = cmyk || usesDeviceCMYK(space.getKey(key));
+        }
+        if (cmyk) return "it has DeviceCMYK colour, and PDF/A-2b allows it only under a CMYK output intent";
         auto interpolate = dictionary.getKey("/Interpolate");
         if (interpolate.isBool() && interpolate.getBoolValue()) return "it has interpolated images";
     }
