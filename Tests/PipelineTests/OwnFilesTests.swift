@@ -158,6 +158,25 @@ struct OwnFilesTests {
         #expect(FileManager.default.fileExists(atPath: scratch.path + "/a/first.png"))
     }
 
+    /// A reader's file where the merged batch makes a folder (`documents/one`, for a shard's
+    /// input below `one/`): the merge is refused, and the file stays.
+    @Test func aMergeThatWouldPutAFolderWhereAReadersFileIsIsRefused() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out", shard = scratch.path + "/shard"
+        try Self.page(at: scratch.path + "/a/first.png")
+        try Self.page(at: scratch.path + "/c/one/x.png")
+        try Self.page(at: scratch.path + "/c/two/y.png")
+        for (input, folder) in [("a", output), ("c", shard)] {
+            let run = try Gloss.run(["annotate", scratch.path + "/" + input, "-o", folder, "--format", "json,txt"] + Self.annotate)
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        try Self.write("mine", to: output + "/documents/one")
+        let merge = try Gloss.run(["merge", shard, "-o", output])
+        #expect(merge.status != 0 && merge.standardError.contains("documents/one is where the merged batch writes a folder"),
+                "\(merge.standardError)")
+        #expect((try? String(contentsOfFile: output + "/documents/one", encoding: .utf8)) == "mine")
+    }
+
     /// A batch whose index is gone lists its pages in `gloss.json` alone: a merge into it would
     /// drop them all, so it is refused and the folder left as it was.
     @Test func aMergeIntoABatchWithoutItsIndexIsRefused() throws {

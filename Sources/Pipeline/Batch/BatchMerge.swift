@@ -221,11 +221,7 @@ public enum BatchMerge {
     /// A batch already in `output`, or nil when it holds none; refuses a folder holding
     /// anything but a batch's files, since the merged batch replaces the folder whole.
     private static func existingBatch(in output: String) throws -> ExistingBatch? {
-        let batchFiles: Set<String> = [
-            "gloss.json", "gloss.journal", CorrectionJournal.fileName, BatchIndex.fileName, BatchIndex.fileName + "-wal",
-            BatchIndex.fileName + "-shm",
-            FolderLock.fileName, "index.html", "pages", "documents", "data", "assets", IIIFPresentation.folder,
-        ]
+        let batchFiles = records.union(["index.html", "pages", "documents", "data", "assets", IIIFPresentation.folder])
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
         let strangers = contents.filter { !batchFiles.contains($0) && !AtomicFile.isTemporary($0) }.sorted()
         guard strangers.isEmpty else {
@@ -327,11 +323,12 @@ public enum BatchMerge {
             var info = stat(), there = stat()
             guard lstat(source, &info) == 0 else { continue }
             let exists = lstat(destination, &there) == 0
+            if exists && (info.st_mode & S_IFMT == S_IFDIR) != (there.st_mode & S_IFMT == S_IFDIR) {
+                throw MergeError(folder: target, reason: "its \(path) is where the merged batch writes a "
+                                 + (there.st_mode & S_IFMT == S_IFDIR ? "folder" : "file"))
+            }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                if exists && there.st_mode & S_IFMT != S_IFDIR {
-                    throw MergeError(folder: target, reason: "its folder \(path) has the name of a file the merged batch writes")
-                }
                 if !exists { try AtomicFile.createDirectory(destination) }
                 try carryOver(from: target, into: staging, below: path)
             case _ where exists:
