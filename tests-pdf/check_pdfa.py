@@ -563,8 +563,12 @@ def main():
                         Type=Name.Annot, Rect=pikepdf.Array([10, 10, 60, 30]), **entries))]))
                 return add
 
+            def cmyk_operator(pdf):
+                pdf.pages[0].contents_add(pdf.make_stream(b"q 0 0 0 1 k 10 10 20 20 re f Q"), prepend=False)
+
             variants = {
                 nonconforming("cmyk", cmyk_image): "it has DeviceCMYK colour",
+                nonconforming("cmyk-operator", cmyk_operator): "it has DeviceCMYK colour",
                 nonconforming("link-unprinted", annotation(Subtype=Name.Link)): "it has annotations that do not print",
                 nonconforming("note-unshown", annotation(Subtype=Name.Text, F=4)): "it has annotations without an appearance",
                 nonconforming("screen", annotation(Subtype=Name.Screen, F=4)): "it has Screen annotations",
@@ -579,7 +583,7 @@ def main():
                     problems.append(f"{path.name}: {'claims PDF/A' if made.exists() else 'no document'}")
                 if errors[0].count(f"{path.name}: not made PDF/A-2b: {reason}") != 1:
                     problems.append(f"{path.name}: {reason!r} not said once")
-            report(f"the {len(variants)} inputs that cannot conform (CMYK, unprinted or unshown annotations, a Screen "
+            report(f"the {len(variants)} inputs that cannot conform (CMYK images and operators, unprinted or unshown annotations, a Screen "
                    f"annotation, PDF 2.0) are grafted without the claim, each reason said once", problems + [
                        f"stderr: {errors[0]!r}"] if problems else [])
             described = folder / "described.pdf"

@@ -267,6 +267,39 @@ std::string annotationRefusal(QPDF& pdf) {
     return "";
 }
 
+// Whether content paints in DeviceCMYK by its operators: `k` and `K`, or `cs` and `CS` naming
+// it. Only the last name operand is kept, so a flood of operands costs nothing.
+class CMYKOperators : public QPDFObjectHandle::TokenFilter {
+  public:
+    bool found = false;
+
+    void handleToken(QPDFTokenizer::Token const& token) override {
+        auto const type = token.getType();
+        if (type == QPDFTokenizer::tt_name) {
+            lastName = token.getValue();
+        } else if (type == QPDFTokenizer::tt_word) {
+            std::string const& op = token.getValue();
+            if (op == "k" || op == "K" || ((op == "cs" || op == "CS") && lastName == "/DeviceCMYK")) found = true;
+            lastName.clear();
+        }
+    }
+
+  private:
+    std::string lastName;
+};
+
+// Whether any page, or any form a page draws, paints in DeviceCMYK by its operators.
+bool paintsDeviceCMYK(QPDF& pdf) {
+    for (auto& page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+        CMYKOperators operators;
+        Pl_Discard discard;
+        page.filterContents(&operators, &discard);
+        for (auto& form : formsOf(page)) QPDFPageObjectHelper(form).filterContents(&operators, &discard);
+        if (operators.found) return true;
+    }
+    return false;
+}
+
 std::string refusal(QPDF& pdf) {
     if (pdf.isEncrypted()) return "it is encrypted";
     auto const version = pdf.getPDFVersion();
@@ -326,6 +359,7 @@ std::string refusal(QPDF& pdf) {
         auto interpolate = dictionary.getKey("/Interpolate");
         if (interpolate.isBool() && interpolate.getBoolValue()) return "it has interpolated images";
     }
+    if (paintsDeviceCMYK(pdf)) return "it has DeviceCMYK colour, and PDF/A-2b allows it only under a CMYK output intent";
     return "";
 }
 
