@@ -288,13 +288,17 @@ class CMYKOperators : public QPDFObjectHandle::TokenFilter {
     std::string lastName;
 };
 
-// Whether any page, or any form a page draws, paints in DeviceCMYK by its operators.
+// Whether any page, or any form a page draws, paints in DeviceCMYK by its operators. A form
+// drawn by many pages (a letterhead) is read once.
 bool paintsDeviceCMYK(QPDF& pdf) {
+    CMYKOperators operators;
+    Pl_Discard discard;
+    std::set<QPDFObjGen> read;
     for (auto& page : QPDFPageDocumentHelper(pdf).getAllPages()) {
-        CMYKOperators operators;
-        Pl_Discard discard;
         page.filterContents(&operators, &discard);
-        for (auto& form : formsOf(page)) QPDFPageObjectHelper(form).filterContents(&operators, &discard);
+        for (auto& form : formsOf(page)) {
+            if (read.insert(form.getObjGen()).second) QPDFPageObjectHelper(form).filterContents(&operators, &discard);
+        }
         if (operators.found) return true;
     }
     return false;
