@@ -140,7 +140,9 @@ public struct Network: Sendable {
                         channels[0] = weights.shape[1]
                         inChannels = [weights.shape[1]]
                     }
-                    guard groups >= 1, inChannels[0] % groups == 0, weights.shape.count == 4,
+                    // Groups no more than the channels before the product below: a hostile count
+                    // would overflow it.
+                    guard groups >= 1, groups <= inChannels[0], inChannels[0] % groups == 0, weights.shape.count == 4,
                           weights.shape[1] * groups == inChannels[0], weights.shape[2] == kernel.0, weights.shape[3] == kernel.1,
                           weights.shape[0] % groups == 0, bias.shape == [weights.shape[0]],
                           groups == 1 || groups == weights.shape[0] && weights.shape[1] == 1

@@ -13,6 +13,14 @@ public enum RecognizerInput {
     public static let height = 48
     /// The narrowest chunk, in width / height: `rec_img_shape`'s 320 / 48.
     public static let minimumRatio = 320.0 / 48.0
+    /// The widest input, 48 x 160: a line longer for its height than that (a rule or a row of
+    /// dots taken for text, a whole line of an A3 page read in landscape is about 120) is
+    /// squeezed to it. Attention's scores grow as the square of the width, and the maps are
+    /// kept at the widest size read: a line of 5 x 2000 px read whole held 200 MB.
+    public static let maximumWidth = 48 * 160
+    /// The widest input whose maps are kept from page to page: a line of an A4 page at 300 ppi
+    /// (about 2,000 x 40 px) is 48 x 50. Wider ones' are given back after their page.
+    public static let keptWidth = 48 * 80
     /// The classifier's input, 48 x 192 (`cls_image_shape`).
     public static let classifierWidth = 192
     /// The recogniser's stride: the padded width is rounded up to a multiple of it, so every
@@ -24,7 +32,8 @@ public enum RecognizerInput {
     /// Lines read together: their indices, widest last, and the chunk's padded width.
     public struct Chunk: Sendable, Equatable {
         public var lines: [Int]
-        /// 48 x the chunk's largest ratio (at least 320 / 48), truncated as RapidOCR does.
+        /// 48 x the chunk's largest ratio (at least 320 / 48), truncated as RapidOCR does; at
+        /// most `maximumWidth`.
         public var width: Int
         /// `width` rounded up to a multiple of the recogniser's stride: the input's width.
         public var paddedWidth: Int
@@ -38,7 +47,7 @@ public enum RecognizerInput {
         return stride(from: 0, to: order.count, by: chunkSize).map { start in
             let lines = Array(order[start..<min(order.count, start + chunkSize)])
             let ratio = lines.map { ratios[$0] }.reduce(minimumRatio, max)
-            let width = Int(Double(height) * ratio)
+            let width = min(maximumWidth, Int(Double(height) * ratio))
             return Chunk(lines: lines, width: width, paddedWidth: (width + timeStride - 1) / timeStride * timeStride)
         }
     }
@@ -57,7 +66,7 @@ public enum RecognizerInput {
     /// column of another line's padding is computed.
     public static func ownWidths(of sizes: [(width: Int, height: Int)], minimum: Int) -> [Chunk] {
         sizes.indices.map { index in
-            let width = max(minimum, resizedWidth(of: sizes[index], limit: Int.max))
+            let width = max(minimum, resizedWidth(of: sizes[index], limit: maximumWidth))
             return Chunk(lines: [index], width: width, paddedWidth: (width + timeStride - 1) / timeStride * timeStride)
         }
     }

@@ -30,6 +30,19 @@ struct SeparableProgramTests {
         return try Network(model: try ModelFile(bytes: bytes, path: "separable.bin"), path: "separable.bin", products: .fp32)
     }
 
+    /// A group count larger than the channels is refused before it is multiplied: a hostile
+    /// file gave 2^62, and the product of it and the weights' channels trapped.
+    @Test func aHostileGroupCountIsAnErrorNotATrap() throws {
+        let f = ModelFileTests.float32
+        for groups in ["4611686018427387904", "3", "0", "-2"] {
+            let bytes = ModelFileTests.file(tensors: [
+                ("w", [4, 2, 1, 1], 0, f([Float](repeating: 1, count: 8))), ("b", [4], 0, f([0, 0, 0, 0])),
+            ], program: "t1 = conv input weight=w bias=b kernel=1x1 stride=1x1 pad=0,0,0,0 group=\(groups) act=none\noutput t1\n")
+            let model = try ModelFile(bytes: bytes, path: "groups.bin")
+            #expect(throws: ModelError.self, "group=\(groups)") { try Network(model: model, path: "groups.bin", products: .fp32) }
+        }
+    }
+
     @Test func byHand() throws {
         var network = try Self.network()
         let input = FeatureMap(channels: 1, height: 4, width: 4, values: (1...16).map(Float.init))

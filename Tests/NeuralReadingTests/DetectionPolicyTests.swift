@@ -24,6 +24,24 @@ import Testing
         #expect(abs(Double(scaled.input.width) - 2480 * 0.4) <= 32)
     }
 
+    /// RapidOCR's rule enlarges the shorter side to 736 whatever the longer one; the input's
+    /// area is bounded (largest side squared), so a strip cannot ask for gigabytes of maps.
+    @Test func aNarrowPageCannotMakeAHugeInput() throws {
+        let policy = DetectionPolicy.rapidOCR
+        let largest = policy.largestInputSide * policy.largestInputSide
+        for page in [PixelSize(width: 1, height: 2000), PixelSize(width: 2000, height: 5), PixelSize(width: 10, height: 300),
+                     PixelSize(width: 945, height: 12000)] {
+            let input = try #require(policy.plan(for: page)?.input)
+            #expect(input.width * input.height <= largest && input.width * input.height > largest / 2, "\(page): \(input)")
+            #expect(input.width % 32 == 0 && input.height % 32 == 0 && min(input.width, input.height) >= 32)
+            #expect((input.width > input.height) == (page.width > page.height), "\(page): \(input)")
+        }
+        // Pages of ordinary proportions keep RapidOCR's input: an A4 scan, a receipt five times
+        // as long as it is wide (736 wide, as RapidOCR makes it).
+        #expect(policy.plan(for: a4)?.input == PixelSize(width: 1408, height: 1984))
+        #expect(policy.plan(for: PixelSize(width: 600, height: 3000))?.input == PixelSize(width: 736, height: 3808))
+    }
+
     @Test func tallWordsShrinkTheInputOnlyWhenSmallerThanRapidOCRs() throws {
         var policy = DetectionPolicy()
         policy.shrinkingWordHeight = 20

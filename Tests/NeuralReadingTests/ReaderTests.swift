@@ -96,3 +96,45 @@ import Testing
         #expect((alone.timings.linesRead, alone.timings.linesReadAgain) == (2, 0))
     }
 }
+
+/// A recogniser that counts its runs' widths and the times its maps are given back.
+final class RecogniserLog: @unchecked Sendable {
+    var widths: [Int] = []
+    var releases = 0
+}
+
+struct LoggingRecogniser: NetworkRunning {
+    let log: RecogniserLog
+
+    mutating func run(_ input: FeatureMap, isCancelled: () -> Bool) throws(NetworkError) -> FeatureMap {
+        log.widths.append(input.width)
+        var scripted = ScriptedRecogniser(texts: [:])
+        return try scripted.run(input, isCancelled: isCancelled)
+    }
+
+    mutating func releaseMemory() { log.releases += 1 }
+}
+
+/// A line far longer than it is high (a rule read as text) is squeezed to the widest input, and
+/// the maps that wide are given back after the page; a page of ordinary lines keeps its maps.
+@Suite struct WideLineTests {
+    func read(_ quads: [DetectedBox]) throws -> RecogniserLog {
+        let log = RecogniserLog()
+        let page = Raster(width: 3000, height: 800, layout: .gray, filledWith: 255)
+        let classifier = FixedNetwork(output: FeatureMap(channels: 1, height: 1, width: 2, values: [1, 0]))
+        let detector = FixedNetwork(output: FeatureMap(channels: 1, height: 32, width: 32))
+        let reader = NeuralReader(detector: detector, recogniser: LoggingRecogniser(log: log), recheck: nil, classifier: classifier,
+                                  characters: FakeRows.characters, policy: .rapidOCR, finding: GivenLines(quads: quads),
+                                  cropping: RectifiedLines())
+        _ = try reader.read(raster: page, cancellation: CancellationFlag())
+        return log
+    }
+
+    @Test func aRuleReadAsTextIsSqueezedAndItsMapsGivenBack() throws {
+        let rule = try read([levelQuad(left: 10, top: 100, width: 2900, height: 6)])
+        #expect(rule.widths == [RecognizerInput.maximumWidth], "ratio 483 would be \(48 * 2900 / 6) wide")
+        #expect(rule.releases == 1)
+        let ordinary = try read([levelQuad(left: 10, top: 100, width: 2400, height: 40)])
+        #expect(ordinary.widths == [2880] && ordinary.releases == 0)
+    }
+}

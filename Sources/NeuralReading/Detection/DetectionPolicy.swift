@@ -106,7 +106,8 @@ public struct DetectionPolicy: Sendable, Equatable {
     /// guard against a mismeasured x-height, not a measured bound.
     public var scaleRange: ClosedRange<Double> = 0.25...3
     /// The input's longer side never exceeds this by more than the rounding to 32 (RapidOCR's
-    /// own bound, `Global.max_side_len`): the detector's time and memory grow with its area.
+    /// own bound, `Global.max_side_len`), nor its area this squared: the detector's time and
+    /// memory grow with its area.
     public var largestInputSide = 2000
 
     public init() {}
@@ -185,7 +186,7 @@ extension DetectionPolicy {
         }
         let padding = self.padding(for: bounded)
         let padded = PixelSize(width: bounded.width, height: bounded.height + 2 * padding)
-        let input = detectorSize(for: padded)
+        let input = withinLargestArea(detectorSize(for: padded))
         guard input.width > 0, input.height > 0 else { return nil }
         return DetectorPlan(page: page, bounded: bounded, padding: padding, input: input, ratioX: ratioX, ratioY: ratioY)
     }
@@ -215,6 +216,19 @@ extension DetectionPolicy {
             ratio = max(size.width, size.height) > limitSideLength ? Double(limitSideLength) / Double(side) : 1
         }
         return rounded(size, ratio: ratio)
+    }
+
+    /// `size` reduced, when its area is more than `largestInputSide` squared (the largest input
+    /// RapidOCR's rule gives a page of ordinary proportions), to about that area, each side a
+    /// multiple of 32 and at least 32. RapidOCR's rule enlarges the shorter side to 736 whatever
+    /// the longer one: a strip of 1 x 2000 pixels became an input of 736 x 1,380,000, 55 GB
+    /// of maps; a receipt 15 times as long as it is wide, about 736 x 11,000.
+    func withinLargestArea(_ size: PixelSize) -> PixelSize {
+        let area = Double(size.width) * Double(size.height), largest = Double(largestInputSide) * Double(largestInputSide)
+        guard area > largest else { return size }
+        let ratio = (largest / area).squareRoot()
+        func side(_ value: Int) -> Int { max(sizeMultiple, Int(Double(value) * ratio) / sizeMultiple * sizeMultiple) }
+        return PixelSize(width: side(size.width), height: side(size.height))
     }
 
     /// `int(side * ratio)`, then rounded half to even to a multiple of 32, as Python's `round`.

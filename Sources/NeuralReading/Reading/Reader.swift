@@ -127,7 +127,16 @@ public final class NeuralReader {
         timings.linesReadAgain = 0
         let crops = found.map(\.crop)
         var lines = [TextLine?](repeating: nil, count: crops.count)
-        for chunk in RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }, widths: policy.lineWidths) {
+        let chunks = RecognizerInput.chunks(of: crops.map { ($0.raster.width, $0.raster.height) }, widths: policy.lineWidths)
+        // The maps are kept at the widest line read; one much wider than a page's lines (a rule
+        // read as text) gives them back after the page.
+        defer {
+            if chunks.contains(where: { $0.paddedWidth > RecognizerInput.keptWidth }) {
+                recogniser.releaseMemory()
+                recheck?.releaseMemory()
+            }
+        }
+        for chunk in chunks {
             for index in chunk.lines {
                 if cancellation.isRaised { throw CancellationError() }
                 let crop = crops[index]
