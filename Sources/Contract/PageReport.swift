@@ -113,6 +113,11 @@ public struct PageReport: Codable, Sendable, Equatable {
         public var from: PixelPoint
         public var to: PixelPoint
 
+        public init(from: PixelPoint, to: PixelPoint) {
+            self.from = from
+            self.to = to
+        }
+
         /// Rise per pixel to the right (down is positive, as in page pixels); 0 for a vertical one.
         public var slope: Double {
             let run = to.x - from.x

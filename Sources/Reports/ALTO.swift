@@ -46,12 +46,17 @@ struct ALTODocument {
         out += "<Page ID=\"page_\(number)\" PHYSICAL_IMG_NR=\"\(page.pageIndex + 1)\" WIDTH=\"\(page.width)\" HEIGHT=\"\(page.height)\" PROCESSING=\"processing_1\">\n"
         out += "<PrintSpace \(position(whole))>\n"
         var counts = (block: 0, line: 0, word: 0)
+        // A page read turned: its text runs up, down or upside down in the file. The blocks say
+        // by how much (`ROTATION`, counter-clockwise), and its lines have no baseline height.
+        let rotation = ((page.preparation?.rotation ?? 0) % 360 + 360) % 360
+        let turned = rotation == 0 ? "" : " ROTATION=\"\(rotation)\""
         for paragraph in PageLayout(page).blocks.flatMap(\.paragraphs) {
             counts.block += 1
-            out += "<TextBlock ID=\"block_\(number)_\(counts.block)\" \(position(paragraph.box))>\n"
+            out += "<TextBlock ID=\"block_\(number)_\(counts.block)\" \(position(paragraph.box))\(turned)>\n"
             for line in paragraph.lines {
                 counts.line += 1
-                let baseline = line.line.baseline.map { " BASELINE=\"" + Self.baselineHeight($0, of: line.line.box) + "\"" } ?? ""
+                let baseline = rotation != 0 ? ""
+                    : line.line.baseline.map { " BASELINE=\"" + Self.baselineHeight($0, of: line.line.box) + "\"" } ?? ""
                 out += "<TextLine ID=\"line_\(number)_\(counts.line)\" \(position(line.line.box))\(baseline)>\n"
                 for (index, word) in line.words.enumerated() {
                     if index > 0 { out += space(between: line.words[index - 1].box, and: word.box) }

@@ -39,6 +39,7 @@ struct HOCRDocument {
         out += "<div class=\"ocr_page\" id=\"page_\(number)\" title=\"\(escape(image)); \(bbox(PixelRect(x: 0, y: 0, width: page.width, height: page.height))); ppageno \(page.pageIndex)\">\n"
         let language = escape(context.languages.first ?? "")
         var counts = (block: 0, paragraph: 0, line: 0, word: 0)
+        let rotation = ((page.preparation?.rotation ?? 0) % 360 + 360) % 360
         for block in PageLayout(page).blocks {
             counts.block += 1
             out += "<div class=\"ocr_carea\" id=\"block_\(number)_\(counts.block)\" title=\"\(bbox(block.box))\">\n"
@@ -47,7 +48,10 @@ struct HOCRDocument {
                 out += "<p class=\"ocr_par\" id=\"par_\(number)_\(counts.paragraph)\" lang=\"\(language)\" title=\"\(bbox(paragraph.box))\">\n"
                 for line in paragraph.lines {
                     counts.line += 1
-                    let baseline = line.line.baseline.map { "; " + Self.baseline($0, of: line.line.box) } ?? ""
+                    // A page read turned: its lines run up, down or upside down in the file, and
+                    // carry the turn in place of a baseline, as Tesseract writes them.
+                    let baseline = rotation != 0 ? "; textangle \(rotation)"
+                        : line.line.baseline.map { "; " + Self.baseline($0, of: line.line.box) } ?? ""
                     out += "<span class=\"ocr_line\" id=\"line_\(number)_\(counts.line)\" title=\"\(bbox(line.line.box))\(baseline)\">"
                     for word in line.words {
                         counts.word += 1

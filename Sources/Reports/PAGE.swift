@@ -46,8 +46,12 @@ struct PAGEDocument {
             out += "</OrderedGroup>\n</ReadingOrder>\n"
         }
         var lineCount = 0, wordCount = 0
+        // A page read turned: the regions say how far they turn clockwise to stand upright
+        // (`orientation`, -179.999 to 180); their baselines run along their lines as they are.
+        let rotation = ((report.preparation?.rotation ?? 0) % 360 + 360) % 360
+        let orientation = rotation == 0 ? "" : " orientation=\"\(rotation > 180 ? rotation - 360 : rotation)\""
         for (number, paragraph) in zip(1..., paragraphs) {
-            out += "<TextRegion id=\"region_\(number)\" type=\"paragraph\">\n\(coords(paragraph.box))"
+            out += "<TextRegion id=\"region_\(number)\" type=\"paragraph\"\(orientation)>\n\(coords(paragraph.box))"
             for line in paragraph.lines {
                 lineCount += 1
                 out += "<TextLine id=\"line_\(lineCount)\">\n\(coords(line.line.box))"

@@ -151,9 +151,15 @@ public struct PageView {
     /// order, a line to a line. Sized from the line (one size per line reads evenly) and set
     /// on its baseline when Tesseract gave one. Hidden from assistive technology: the text
     /// panel holds the same words.
+    ///
+    /// A page read turned (`preparation.rotation`) shows its file as it came, its lines running
+    /// up, down or upside down: the text is set on the page as it was read, upright, and the
+    /// layer turned onto the picture, so each word's glyphs run along its line.
     private func textLayer() -> HTML {
         guard !report.words.isEmpty else { return HTML(trusted: "") }
-        var parts: [HTML] = [HTML(trusted: "<g class=\"layer text\" aria-hidden=\"true\">")]
+        let turn = PageTransform(quarterTurns: (report.preparation?.rotation ?? 0) / 90,
+                                 inputSize: PixelSize(width: report.width, height: report.height))
+        var parts: [HTML] = [HTML(trusted: "<g class=\"layer text\" aria-hidden=\"true\"\(Self.drawing(turn))>")]
         var line = -1
         for (index, word) in report.words.enumerated() {
             let lineBox = report.lines.indices.contains(word.line) ? report.lines[word.line] : nil
@@ -164,15 +170,37 @@ public struct PageView {
             } else {
                 parts.append(HTML(trusted: " "))
             }
-            let height = Double(lineBox?.box.height ?? word.box.height)
+            let box = Self.upright(word.box, turn), lineRect = lineBox.map { Self.upright($0.box, turn) }
+            let height = lineRect?.height ?? box.height
             let size = max(1, height * 0.8)
-            let middle = Double(word.box.x) + Double(word.box.width) / 2
-            let baseline = lineBox?.baseline.map { $0.y(atX: middle) } ?? (Double(lineBox?.box.maxY ?? word.box.maxY) - height * 0.2)
-            parts.append(HTML(trusted: "<tspan class=\"tw\" data-i=\"\(index)\" x=\"\(word.box.x)\" y=\"\(number(baseline))\" font-size=\"\(number(size))\" textLength=\"\(max(1, word.box.width))\" lengthAdjust=\"spacingAndGlyphs\">")
+            let middle = box.x + box.width / 2
+            let baseline = lineBox?.baseline.map { baseline in
+                PageReport.PixelBaseline(from: turn.preparedPixel(ofInput: baseline.from), to: turn.preparedPixel(ofInput: baseline.to))
+                    .y(atX: middle)
+            } ?? ((lineRect?.maxY ?? box.maxY) - height * 0.2)
+            parts.append(HTML(trusted: "<tspan class=\"tw\" data-i=\"\(index)\" x=\"\(number(box.x))\" y=\"\(number(baseline))\" font-size=\"\(number(size))\" textLength=\"\(number(max(1, box.width)))\" lengthAdjust=\"spacingAndGlyphs\">")
                 + HTML(escaping: word.text) + HTML(trusted: "</tspan>"))
         }
         parts.append(HTML(trusted: "\n</text></g>"))
         return HTML.joined(parts, separator: "")
+    }
+
+    /// A box of the page as it came, on the page as it was read (upright): x, y, width, height.
+    private static func upright(_ box: PixelRect, _ turn: PageTransform) -> (x: Double, y: Double, width: Double, height: Double, maxY: Double) {
+        let a = turn.preparedPixel(ofInput: PixelPoint(x: Double(box.x), y: Double(box.y)))
+        let b = turn.preparedPixel(ofInput: PixelPoint(x: Double(box.x + box.width), y: Double(box.y + box.height)))
+        let (x, y) = (min(a.x, b.x), min(a.y, b.y))
+        return (x, y, abs(b.x - a.x), abs(b.y - a.y), max(a.y, b.y))
+    }
+
+    /// The SVG `transform` attribute that draws the upright page onto the page as it came:
+    /// the affine map through three points. Nothing for a page read as it came.
+    static func drawing(_ turn: PageTransform) -> String {
+        guard turn.quarterTurns != 0 else { return "" }
+        let origin = turn.inputPixel(ofPrepared: PixelPoint(x: 0, y: 0))
+        let right = turn.inputPixel(ofPrepared: PixelPoint(x: 1, y: 0)), down = turn.inputPixel(ofPrepared: PixelPoint(x: 0, y: 1))
+        let values = [right.x - origin.x, right.y - origin.y, down.x - origin.x, down.y - origin.y, origin.x, origin.y]
+        return " transform=\"matrix(" + values.map { DecimalText.format($0, maximumFractionDigits: 3) }.joined(separator: " ") + ")\""
     }
 
     private func faceShape(_ face: FaceReport, index: Int) -> HTML {

@@ -73,6 +73,17 @@ struct FormatTests {
         #expect(hocr.elements(ofClass: "ocr_photo").map { $0.properties["bbox"] } == ["420 200 540 340"])
     }
 
+    /// A page read turned: its lines carry the turn (`textangle`) in place of a baseline, as
+    /// Tesseract writes a block turned; a baseline in the file's pixels would run up the page.
+    @Test func hocrLinesOfAPageReadTurnedCarryTheTurn() throws {
+        for rotation in [90, 180, 270] {
+            let file = try #require(renderPage(PageViewTests.turned(rotation), formats: [.hocr], context: SamplePage.context).first)
+            let lines = try HOCRReader(file.bytes).elements(ofClass: "ocr_line")
+            #expect(lines.count == 4 && lines.allSatisfy { $0.properties["textangle"] == "\(rotation)" && $0.properties["baseline"] == nil },
+                    "\(lines.map(\.properties))")
+        }
+    }
+
     @Test func combinedHOCRNumbersItsPagesAndKeepsIdsUnique() throws {
         let pages = [SamplePage.report(pageIndex: 0), SamplePage.report(pageIndex: 1)]
         let file = try #require(renderCombined(pages, formats: [.hocr], context: SamplePage.context).first)
@@ -118,6 +129,15 @@ struct FormatTests {
         #expect(alto.elements("Illustration").map { $0["TYPE"] } == ["face"])
         let ids = alto.elements.compactMap { $0.attributes["ID"] }
         #expect(Set(ids).count == ids.count)
+    }
+
+    /// A page read turned: its blocks carry the turn, counter-clockwise, and its lines no
+    /// baseline height (in the file's pixels it would be the line's length).
+    @Test func altoBlocksOfAPageReadTurnedCarryTheTurn() throws {
+        let alto = try ALTOReader(Self.rendered(.alto, report: PageViewTests.turned(270)))
+        #expect(alto.elements("TextBlock").count == 3 && alto.elements("TextBlock").allSatisfy { $0["ROTATION"] == "270" })
+        #expect(alto.elements("TextLine").allSatisfy { $0["BASELINE"] == nil })
+        #expect(try ALTOReader(Self.rendered(.alto)).elements("TextBlock").allSatisfy { $0["ROTATION"] == nil })
     }
 
     @Test func altoIsWellFormedForXmllint() throws {

@@ -74,6 +74,17 @@ struct PAGETests {
         #expect((page.texts["Unicode"] ?? []).contains("</script><script>alert(1)</script>"))
     }
 
+    /// A page read turned: its regions say how far they turn clockwise to stand upright, within
+    /// the schema's -179.999 to 180, and the file still validates.
+    @Test func aPageReadTurnedValidatesWithItsRegionsTurns() throws {
+        for (rotation, orientation) in [(90, "90"), (180, "180"), (270, "-90")] {
+            let bytes = try Self.page(PageViewTests.turned(rotation))
+            let problems = try Self.schemaProblems(bytes)
+            #expect(problems == nil, "\(problems ?? "")")
+            #expect(try ALTOReader(bytes).elements("TextRegion").allSatisfy { $0["orientation"] == orientation })
+        }
+    }
+
     @Test func aFailedPageAndACorrectedPageValidate() throws {
         let failed = PageReport(source: "bad.png", pageIndex: 0, status: .failed, error: "bad.png: file is empty")
         #expect(try Self.schemaProblems(try Self.page(failed)) == nil)

@@ -28,6 +28,48 @@ struct PageViewTests {
         #expect(layer.contains("<tspan class=\"tw\" data-i=\"7\" x=\"140\""))
     }
 
+    /// The sample page as a file that held it on its side (or upside down), read turned by
+    /// `rotation`: its boxes and baselines where they lie in that file.
+    static func turned(_ rotation: Int) -> PageReport {
+        var report = SamplePage.report()
+        let input = rotation % 180 == 0 ? PixelSize(width: report.width, height: report.height)
+            : PixelSize(width: report.height, height: report.width)
+        let turn = PageTransform(quarterTurns: rotation / 90, inputSize: input)
+        func rect(_ box: PixelRect) -> PixelRect {
+            let a = turn.inputPixel(ofPrepared: PixelPoint(x: Double(box.x), y: Double(box.y)))
+            let b = turn.inputPixel(ofPrepared: PixelPoint(x: Double(box.maxX), y: Double(box.maxY)))
+            return PixelRect(x: Int(min(a.x, b.x)), y: Int(min(a.y, b.y)), width: Int(abs(b.x - a.x)), height: Int(abs(b.y - a.y)))
+        }
+        (report.width, report.height) = (input.width, input.height)
+        for index in report.words.indices { report.words[index].box = rect(report.words[index].box) }
+        for index in report.lines.indices {
+            report.lines[index].box = rect(report.lines[index].box)
+            report.lines[index].baseline = report.lines[index].baseline.map {
+                PageReport.PixelBaseline(from: turn.inputPixel(ofPrepared: $0.from), to: turn.inputPixel(ofPrepared: $0.to))
+            }
+        }
+        var preparation = PagePreparation()
+        preparation.rotation = rotation
+        report.preparation = preparation
+        return report
+    }
+
+    /// A page read turned shows its file as it came: its text is set upright, as read, and the
+    /// layer turned onto the picture, so each word's glyphs run along its line (set in the
+    /// file's pixels, a line running up the page gave glyphs as tall as the line is long).
+    @Test func theTextLayerOfAPageReadTurnedRunsAlongItsLines() throws {
+        let upright = Self.render()
+        let gloss = "<tspan class=\"tw\" data-i=\"0\" x=\"40\" y=\"46.2\" font-size=\"16\" textLength=\"70\" lengthAdjust=\"spacingAndGlyphs\">Gloss</tspan>"
+        #expect(upright.contains("<g class=\"layer text\" aria-hidden=\"true\">") && upright.contains(gloss))
+        for (rotation, matrix) in [(90, "0 -1 1 0 0 600"), (180, "-1 0 0 -1 600 400"), (270, "0 1 -1 0 400 0")] {
+            let html = Self.render(Self.turned(rotation))
+            #expect(html.contains("<g class=\"layer text\" aria-hidden=\"true\" transform=\"matrix(\(matrix))\">"), "\(rotation)")
+            #expect(html.contains(gloss), "\(rotation): the word set as on the upright page")
+            // The boxes stay where the words are in the file.
+            #expect(rotation != 90 || html.contains("id=\"w0\" data-i=\"0\" data-c=\"96.5\" x=\"30\" y=\"490\" width=\"20\" height=\"70\""))
+        }
+    }
+
     /// Proofreading: the page's id and version for the corrections the page view sends, the
     /// corrected words marked, who reviewed the page; none of it on a page that takes no corrections.
     @Test func aCorrectablePageCarriesItsIdVersionAndCorrections() {
