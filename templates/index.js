@@ -207,7 +207,10 @@
   }
 
   function limitQuery(query) {
-    if (query.charAt(0) === "*") return query;
+    // FTS5 reads a leading * as its own test queries (*id, *reads), which ignore the rest.
+    if (query.charAt(0) === "*") {
+      throw new QueryError("a query cannot start with *; a prefix search puts it after the word, as in gloss*");
+    }
     var tokens;
     try {
       tokens = lex(query);

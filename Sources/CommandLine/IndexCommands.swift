@@ -58,7 +58,7 @@ extension GlossCommand {
         guard query != nil || minimumFaces != nil else { throw UsageError("search needs a QUERY, or --faces N") }
 
         guard FileManager.default.fileExists(atPath: folder) else { throw UsageError("\(folder): no such batch folder") }
-        let index = try BatchIndex(folder: folder, create: false)
+        let index = try BatchIndex.searching(folder)
         var results: [SearchOutput.Result]
         if let query {
             results = try index.search(query, syntax: arguments.has("fts") ? .fts : .automatic,

@@ -109,6 +109,10 @@ public final class BatchIndex {
             // schema only later, and a search started in between would find no database there.
             if create && !FileManager.default.fileExists(atPath: path) {
                 try Self.rebuild(in: folder, from: [])
+            } else {
+                // Looked at for reading first: opened for writing, a database of another
+                // program's would be put in WAL mode before the schema refused it.
+                try Schema.check(try Database(path: path, access: .reading(path)))
             }
             database = try Database(path: path, access: create ? .create : .readWrite)
             try Schema.migrate(database)
@@ -129,6 +133,18 @@ public final class BatchIndex {
             let reason = version == 0 ? "it is empty, or not an index of Gloss's" : "it was written by another version of Gloss"
             throw IndexError(path: path, operation: "open", message: reason, code: 0)
         }
+    }
+
+    /// Opens the index of a batch to search it: for reading only (`init(finished:)`), so that
+    /// searching writes nothing and needs no right to write, unless it was written by an older
+    /// Gloss, when it is brought up to date first (`init(folder:create:)`).
+    public static func searching(_ folder: String) throws -> BatchIndex {
+        let path = folder + "/" + fileName
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0,
+           let version = try? Database(path: path, access: .reading(path)).userVersion, (1..<Schema.migrations.count).contains(version) {
+            return try BatchIndex(folder: folder, create: false)
+        }
+        return try BatchIndex(finished: folder)
     }
 
     /// A new, empty index at `path`, wherever that is: the file a rebuild writes.

@@ -47,9 +47,12 @@ final class Database {
         /// opened immutable, since WAL mode would need to write its shared-memory file.
         case readOnlyMedia
 
-        /// How to read the database at `path`: immutable when its folder is on read-only media.
+        /// How to read the database at `path`: immutable when its folder cannot be written, on
+        /// read-only media or for want of the right (a batch of another user's), where reading
+        /// in WAL mode could not make its shared-memory file.
         static func reading(_ path: String) -> Access {
-            access((path as NSString).deletingLastPathComponent, W_OK) != 0 && errno == EROFS ? .readOnlyMedia : .readOnly
+            let folder = (path as NSString).deletingLastPathComponent
+            return access(folder.isEmpty ? "." : folder, W_OK) != 0 && (errno == EROFS || errno == EACCES) ? .readOnlyMedia : .readOnly
         }
     }
 

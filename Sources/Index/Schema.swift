@@ -86,19 +86,38 @@ enum Schema {
         """,
     ]
 
-    /// Brings the database up to the newest version; refuses one written by a newer Gloss.
+    /// Brings the database up to the newest version; refuses one written by a newer Gloss, and
+    /// a database of another program's (`refuseForeign`), which it would fill with Gloss's
+    /// tables. The version is read again inside the transaction that migrates, so two
+    /// processes opening an old index at once migrate it once.
     static func migrate(_ database: Database) throws {
+        guard try check(database) < migrations.count else { return }
+        try database.transaction("migrate the schema") {
+            let version = try check(database)
+            for (offset, migration) in migrations.enumerated().dropFirst(version) {
+                try database.execute(migration, operation: "migrate to schema \(offset + 1)")
+                try database.execute("PRAGMA user_version = \(offset + 1)", operation: "migrate to schema \(offset + 1)")
+            }
+        }
+    }
+
+    /// The database's schema version, after refusing one Gloss does not know: written by a
+    /// newer Gloss, or another program's.
+    @discardableResult
+    static func check(_ database: Database) throws -> Int {
         let version = try database.userVersion
         guard version <= migrations.count else {
             throw IndexError(path: database.path, operation: "open",
                              message: "written by a newer Gloss (schema \(version); this one knows \(migrations.count))",
                              code: 0)
         }
-        for (offset, migration) in migrations.enumerated().dropFirst(version) {
-            try database.transaction("migrate to schema \(offset + 1)") {
-                try database.execute(migration, operation: "migrate to schema \(offset + 1)")
-                try database.execute("PRAGMA user_version = \(offset + 1)", operation: "migrate to schema \(offset + 1)")
+        if version == 0 {
+            let tables = try database.prepare("SELECT count(*) FROM sqlite_master", operation: "read the schema")
+            if try tables.step(), tables.int(0) > 0 {
+                throw IndexError(path: database.path, operation: "open",
+                                 message: "not an index of Gloss's: it holds another program's tables", code: 0)
             }
         }
+        return version
     }
 }

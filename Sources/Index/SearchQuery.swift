@@ -20,12 +20,16 @@ struct SearchQuery {
     let text: String
 
     /// Reads `query` by `syntax` (see `QuerySyntax`), drops repeats, and throws a `QueryError`
-    /// when more than `maximumTerms` terms remain. A query in FTS5's syntax that FTS5 would
-    /// refuse (a character it does not know, an unterminated string, a leading `*`) is left as
-    /// it is, for FTS5 to say why.
+    /// when more than `maximumTerms` terms remain, or when it starts with `*`: FTS5 reads
+    /// `*id` and `*reads` there as its own test queries, which match one row 0 and ignore the
+    /// rest (`*id OR word` found nothing). A query in FTS5's syntax that FTS5 would refuse (a
+    /// character it does not know, an unterminated string) is left as it is, for FTS5 to say why.
     init(_ typed: String, syntax: QuerySyntax = .automatic) throws {
         let query = syntax == .fts || Self.isDeliberate(typed) ? typed : Self.phrases(of: typed)
-        guard !query.hasPrefix("*"), let lexemes = Lexeme.split(query) else {
+        if query.hasPrefix("*") {
+            throw QueryError(query: typed, reason: "a query cannot start with *; a prefix search puts it after the word, as in gloss*")
+        }
+        guard let lexemes = Lexeme.split(query) else {
             text = query
             return
         }

@@ -92,7 +92,7 @@ let archive = [
         #expect(result.hits.map(\.box.y) == [50, 50])
     }
 
-    @Test(arguments: ["don't", "\"unbalanced", "harbour AND", "(staff", "title:harbour", "*"])
+    @Test(arguments: ["don't", "\"unbalanced", "harbour AND", "(staff", "title:harbour", "*", "*id OR harbour", "*reads"])
     func aBadQueryIsAQueryErrorNamingTheQuery(query: String) throws {
         let scratch = try ScratchIndex(archive)
         #expect { try scratch.index.search(query, syntax: .fts) } throws: { error in

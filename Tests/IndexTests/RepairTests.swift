@@ -88,3 +88,43 @@ import Testing
         #expect(try rebuilt.integrityProblems().isEmpty)
     }
 }
+
+/// Another program's database named like an index, and searching a batch: nothing is written
+/// to a file Gloss did not make, and a search writes nothing at all.
+@Suite struct ForeignDatabaseTests {
+    /// A folder holding `gloss.sqlite` made by another program: one table, in rollback mode.
+    static func foreign() throws -> (folder: String, bytes: Data) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-foreign-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let database = try Database(path: folder + "/" + BatchIndex.fileName, access: .create)
+        try database.execute("PRAGMA journal_mode = DELETE; CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('mine');",
+                             operation: "make")
+        return (folder, try Data(contentsOf: URL(fileURLWithPath: folder + "/" + BatchIndex.fileName)))
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedAndLeftAsItWas() throws {
+        let (folder, bytes) = try Self.foreign()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/" + BatchIndex.fileName
+        for open in [{ _ = try BatchIndex.searching(folder) }, { _ = try BatchIndex(folder: folder, create: false) },
+                     { _ = try BatchIndex(folder: folder, create: true) }] {
+            #expect { try open() } throws: { error in
+                "\(error)".contains("not an index of Gloss's") || "\(error)".contains("empty, or not an index of Gloss's")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "the file is untouched")
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "not put in WAL mode")
+        }
+    }
+
+    /// An index of this Gloss is searched for reading only; one of an older Gloss (schema 1)
+    /// is brought up to date first.
+    @Test func aSearchOpensForReadingAndUpgradesOnlyAnOlderIndex() throws {
+        let scratch = try ScratchIndex(archive)
+        #expect(try BatchIndex.searching(scratch.folder).database.userVersion == Schema.migrations.count)
+        let older = try ScratchIndex(archive)
+        try older.index.database.execute("DROP TABLE regions; PRAGMA user_version = 1;", operation: "make it older")
+        let upgraded = try BatchIndex.searching(older.folder)
+        #expect(try upgraded.database.userVersion == Schema.migrations.count)
+        #expect(try upgraded.search("harbour").count == 2)
+    }
+}
