@@ -189,6 +189,9 @@ public enum GlossCommand {
         }
         if arguments.has("no-faces") { settings.detectFaces = false }
         settings.faceDimension = try arguments.integer("face-size", in: 64...16384) ?? settings.faceDimension
+        if arguments.value("face-model") != nil && settings.faceDetector == .cascade && settings.detectFaces {
+            throw UsageError("--face-model is a YuNet model and --faces cascade finds faces without one: give one of them")
+        }
         settings.faceModelPath = arguments.value("face-model") ?? settings.faceModelPath
         if arguments.has("smiles") { settings.detectSmiles = true }
     }
@@ -228,6 +231,10 @@ public enum GlossCommand {
             }
             settings.textEngine = TextEngine(rawValue: engine) ?? settings.textEngine
             settings.textMode = .fast
+            // Tesseract's settings, for a reading Tesseract takes no part in.
+            if settings.textEngine == .neural, let given = ["lang", "psm"].first(where: { arguments.value($0) != nil }) {
+                throw UsageError("--\(given) sets Tesseract's reading and --engine neural reads without Tesseract: give one of them")
+            }
         }
         if let mode = arguments.value("prepare") {
             guard let prepare = PreparationSteps(parsing: mode) else {
@@ -415,8 +422,15 @@ public enum GlossCommand {
 
     /// The paths and URLs of an input list, one per line; blank lines and `#` comments are skipped.
     static func readInputList(_ path: String) throws -> [String] {
-        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path)
-        guard let data else { throw UsageError("--input-list: cannot read '\(path)'") }
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            switch contentsOfNamedFile(path) {
+            case .success(let bytes): data = bytes
+            case .failure(let problem): throw UsageError("--input-list: cannot read '\(path)': \(problem.cause)")
+            }
+        }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -477,7 +491,9 @@ public enum GlossCommand {
         try adjust(&settings, arguments)
         var annotator = Annotator(settings: settings, jobs: 1)
         if let size = try arguments.byteCount("max-file-size") { annotator.maxFileSize = size }
-        let report = try await annotator.read(file: path, pageIndex: page - 1)
+        let report = try await annotator.read(file: path, pageIndex: page - 1) { name, reason in
+            printError("gloss: \(name) cannot run, so the page is read without it: \(reason)")
+        }
         StandardStreams.writeOutput(try JSONOutput.encode(report) + [0x0A])
         if let error = report.error { printError("gloss: \(error)") }
         return report.status == .ok ? 0 : 1

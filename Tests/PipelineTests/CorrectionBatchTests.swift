@@ -381,3 +381,30 @@ struct CorrectionBatchTests {
         #expect(merged.pages.count == 2 && merged.pages.allSatisfy { $0.inputPath == $0.source })
     }
 }
+
+/// A file of corrections that cannot be read or is of the wrong shape is named with its cause
+/// in a person's words.
+@Suite struct CorrectionFileErrorTests {
+    @Test func eachProblemIsNamedWithItsCause() throws {
+        let scratch = try ScratchFolder()
+        func cause(_ path: String) -> String? {
+            do {
+                _ = try CorrectionFile.read(path)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(cause(scratch.path + "/missing.json") == scratch.path + "/missing.json: cannot be read: No such file or directory")
+        #expect(cause(scratch.path) == scratch.path + ": cannot be read: Is a directory")
+        let shape = scratch.path + "/shape.json"
+        try Data(#"{"versions": {}}"#.utf8).write(to: URL(fileURLWithPath: shape))
+        #expect(cause(shape) == shape + ": not a file of corrections: corrections is missing")
+        let word = scratch.path + "/word.json"
+        try Data(#"{"corrections": [{"page": 3}]}"#.utf8).write(to: URL(fileURLWithPath: word))
+        #expect(cause(word)?.hasPrefix(word + ": not a file of corrections: corrections[0].page is not text") == true, "\(cause(word) ?? "")")
+        let broken = scratch.path + "/broken.json"
+        try Data("{".utf8).write(to: URL(fileURLWithPath: broken))
+        #expect(cause(broken)?.contains("DecodingError") == false)
+    }
+}

@@ -1,8 +1,10 @@
 import Foundation
 import GlossContract
+import GlossNeuralReading
 import GlossTestSupport
 @testable import GlossCommandLine
 @testable import GlossPipeline
+import Synchronization
 import Testing
 
 /// `--engine`: Tesseract by default, the neural reader when asked, and only a non-default
@@ -36,6 +38,28 @@ import Testing
         #expect(AnnotationSettings.readingFast().analyzers.compactMap { $0 as? TextAnalyzer }.count == 1)
         #expect(AnnotationSettings().analyzers.compactMap { $0 as? PlannedTextAnalyzer }.count == 1, "accurate, the default")
         #expect(settings.analyzers.filter(\.readsText).map(\.name) == ["ocr"])
+    }
+
+    /// An option of a reader or detector that does not run is refused, not ignored.
+    @Test func anOptionOfAReaderThatDoesNotRunIsRefused() async throws {
+        func refusal(_ words: [String], _ command: CommandSpec) -> String? {
+            do {
+                _ = try GlossCommand.settings(from: command.parse(ArraySlice(words)))
+                var faces = AnnotationSettings()
+                try GlossCommand.applyFaceOptions(command.parse(ArraySlice(words)), to: &faces)
+                return nil
+            } catch {
+                return (error as? UsageError)?.description ?? "not a usage error: \(error)"
+            }
+        }
+        #expect(refusal(["page.png", "--engine", "neural", "--lang", "deu"], GlossCommand.ocrCommand)
+                == "--lang sets Tesseract's reading and --engine neural reads without Tesseract: give one of them")
+        #expect(refusal(["page.png", "--engine", "neural", "--psm", "6"], GlossCommand.ocrCommand)?.hasPrefix("--psm sets") == true)
+        #expect(refusal(["page.png", "--engine", "tesseract", "--lang", "deu", "--psm", "6"], GlossCommand.ocrCommand) == nil)
+        #expect(refusal(["page.png", "--faces", "cascade", "--face-model", "m.bin"], GlossCommand.facesCommand)
+                == "--face-model is a YuNet model and --faces cascade finds faces without one: give one of them")
+        #expect(refusal(["page.png", "--face-model", "m.bin"], GlossCommand.facesCommand) == nil)
+        #expect(await GlossCommand.main(["gloss", "ocr", "page.png", "--engine", "neural", "--lang", "zzz"]) == 2)
     }
 
     @Test func aBogusEngineIsAUsageError() async throws {
@@ -101,5 +125,45 @@ struct TimedPartsAnalyzer: Analyzer {
         let alone = try JSONOutput.decode(PageReport.self, from: Array(fast.standardOutput.utf8))
         #expect(alone.preparation?.rules == nil && alone.timings["detect"] == nil)
         #expect(alone.text.contains("quick brown fox"))
+    }
+}
+
+/// `accurate` on a machine where the neural reader cannot be built (a processor without AVX2
+/// and FMA): Tesseract reads alone, as `fast` does, the missing reader is named, and the pages
+/// are read again by a run that has it.
+@Suite struct MissingNeuralReaderTests {
+    static func annotator() -> Annotator {
+        var annotator = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        annotator.settings.recognizeText = false
+        var planned = PlannedTextAnalyzer(options: annotator.settings.recognition, steps: annotator.settings.prepare)
+        planned.neuralReader = { () throws(NeuralModelError) in throw NeuralModelError(model: nil, reason: "no AVX2 here") }
+        annotator.additionalAnalyzers = [planned]
+        return annotator
+    }
+
+    @Test func tesseractReadsAloneAndTheMissingReaderIsNamed() async throws {
+        let told = Mutex<[String]>([])
+        let report = try await Self.annotator().read(file: Fixtures.path("text/sans.png")) { name, reason in
+            told.withLock { $0.append("\(name): \(reason)") }
+        }
+        #expect(report.status == .ok && report.words.count == 46, "\(report.words.count) words")
+        #expect(report.preparation?.rules == ["tesseract-page"], "the fast plan's rule: \(report.preparation?.rules ?? [])")
+        #expect(told.withLock { $0 } == ["ocr: neural reader: the neural reader (--engine neural): no AVX2 here"])
+    }
+
+    @Test func aBatchNamesItAndItsPagesAreReadAgainWithIt() async throws {
+        let scratch = try ScratchFolder()
+        let (events, continuation) = AsyncStream<BatchEvent>.makeStream()
+        _ = try await Self.annotator().annotate([Fixtures.path("text/sans.png")], into: scratch.path, events: continuation)
+        var named: [String] = []
+        for await event in events { if case .analyzerUnavailable(let name, _) = event { named.append(name) } }
+        #expect(named == ["ocr: neural reader"])
+        let manifest = try JSONOutput.decode(BatchManifest.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/gloss.json"))))
+        var whole = Annotator(settings: AnnotationSettings(detectFaces: false), jobs: 1)
+        whole.settings.recognizeText = false
+        whole.additionalAnalyzers = [PlannedTextAnalyzer(options: whole.settings.recognition, steps: whole.settings.prepare)]
+        #expect(manifest.pages.map(\.status) == [.ok])
+        #expect(manifest.pages[0].settingsHash != whole.fingerprint(), "a run with the reader reads the page again")
+        #expect(manifest.pages[0].settingsHash == whole.fingerprint(without: ["ocr: neural reader"]))
     }
 }

@@ -34,6 +34,12 @@ public protocol Analyzer: Sendable {
     /// built (a missing model), which stops the batch before any page is read.
     func makeEngine() throws -> Engine
 
+    /// The parts of a built engine that could not be built, each with why, when the analyzer
+    /// reads without them (the neural reader in `accurate`: Tesseract then reads alone). A batch
+    /// names them and leaves them out of its settings' fingerprint, so its pages are read again
+    /// by a run that has them.
+    func missingParts(of engine: Engine) -> [String: any Error]
+
     /// Analyzes one page on the lane. Long work polls `cancellation` (or `Task.isCancelled`)
     /// and throws `CancellationError` when it is raised.
     func analyze(_ image: AnalyzerImage, with engine: Engine, cancellation: CancellationFlag) throws -> PageFindings
@@ -43,6 +49,7 @@ extension Analyzer {
     public var isOptional: Bool { false }
     public var readsText: Bool { false }
     public var holdsPageSizedMaps: Bool { false }
+    public func missingParts(of engine: Engine) -> [String: any Error] { [:] }
 }
 
 /// The copy of a page an analyzer asks for. Equal requests share one copy.

@@ -6,12 +6,14 @@ import GlossPreparation
 import GlossReading
 import GlossTextRecognition
 
-/// Both readers of one lane: Tesseract, and the neural reader with its networks.
+/// Both readers of one lane: Tesseract, and the neural reader with its networks, or why the
+/// neural reader could not be built (a processor without AVX2 and FMA): Tesseract then reads
+/// alone, as `fast` does.
 final class TextReaders {
     let tesseract: TextRecognizer
-    let neural: NeuralReader
+    let neural: Result<NeuralReader, NeuralModelError>
 
-    init(tesseract: TextRecognizer, neural: NeuralReader) {
+    init(tesseract: TextRecognizer, neural: Result<NeuralReader, NeuralModelError>) {
         self.tesseract = tesseract
         self.neural = neural
     }
@@ -27,6 +29,8 @@ struct PlannedTextAnalyzer: Analyzer {
     var steps: PreparationSteps = .none
     var mode = TextMode.accurate
     var policy = FusionPolicy()
+    /// Builds the neural reader on the lane (the built-in models; a failing one in tests).
+    var neuralReader: @Sendable () throws(NeuralModelError) -> NeuralReader = { () throws(NeuralModelError) in try NeuralReader.bundled() }
 
     var name: String { "ocr" }
     var readsText: Bool { true }
@@ -36,12 +40,26 @@ struct PlannedTextAnalyzer: Analyzer {
 
     private var tesseract: TextAnalyzer { TextAnalyzer(options: options, steps: steps, policy: policy.preparation, mode: mode) }
 
-    /// Throws `TextRecognitionError` or `NeuralModelError` when either reader cannot be built.
+    /// Throws `TextRecognitionError` when Tesseract cannot be built. A neural reader that
+    /// cannot be built is a missing part (`missingParts`): the pages are read by Tesseract alone.
     func makeEngine() throws -> TextReaders {
-        TextReaders(tesseract: try tesseract.makeEngine(), neural: try NeuralReader.bundled())
+        TextReaders(tesseract: try tesseract.makeEngine(), neural: Result(catching: neuralReader))
+    }
+
+    func missingParts(of engine: TextReaders) -> [String: any Error] {
+        guard case .failure(let error) = engine.neural else { return [:] }
+        return ["neural reader": error]
     }
 
     func analyze(_ image: AnalyzerImage, with engine: TextReaders, cancellation: CancellationFlag) throws -> PageFindings {
+        guard case .success(let neural) = engine.neural else {
+            let alone = TextAnalyzer(options: options, steps: steps, policy: policy.preparation, mode: .fast)
+            var findings = try alone.analyze(image, with: engine.tesseract, cancellation: cancellation)
+            var record = findings.preparation ?? PagePreparation()
+            record.rules = [PlanRule.tesseractPage.rawValue]
+            findings.preparation = record
+            return findings
+        }
         let raster = image.raster
         let grey = raster.layout == .gray ? raster : raster.grayscale()
         var signals = PageSignals.measured(grey: grey, statedResolution: image.resolution)
@@ -51,7 +69,7 @@ struct PlannedTextAnalyzer: Analyzer {
         let small = InkCoverage.workingCopy(of: grey)
         let ink = InkCoverage.ink(in: small)
         var page = TesseractPage(analyzer: tesseract, image: image.separate(), engine: engine.tesseract, small: small, ink: ink)
-        var lines = NeuralLines(reader: engine.neural, raster: raster)
+        var lines = NeuralLines(reader: neural, raster: raster)
         let reading = try PlanExecution.read(signals: signals, mode: mode, policy: policy, page: &page, lines: &lines,
                                              cancellation: cancellation)
         var findings = page.findings ?? PageFindings()
@@ -63,8 +81,8 @@ struct PlannedTextAnalyzer: Analyzer {
         record.rules = reading.rules.map(\.rawValue)
         findings.preparation = record
         if reading.detected {
-            findings.timings.record("detect", engine.neural.timings.detection)
-            findings.timings.record("recognize", engine.neural.timings.recognition)
+            findings.timings.record("detect", neural.timings.detection)
+            findings.timings.record("recognize", neural.timings.recognition)
         }
         return findings
     }

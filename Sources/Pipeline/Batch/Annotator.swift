@@ -149,13 +149,13 @@ public struct Annotator: Sendable {
         // A worker per file, up to `jobs`; all of them when a file may hold several pages,
         // which the workers share.
         let mayHoldPages = files.contains { ImageFormat(fileExtension: ($0.path as NSString).pathExtension)?.kind.holdsPages ?? false }
-        let (graphs, unavailable) = try await startGraphs(count: mayHoldPages ? jobs : min(jobs, max(1, files.count)))
-        for (name, error) in unavailable.sorted(by: { $0.key < $1.key }) {
+        let (graphs, unavailable, missingParts) = try await startGraphs(count: mayHoldPages ? jobs : min(jobs, max(1, files.count)))
+        for (name, error) in unavailable.merging(missingParts, uniquingKeysWith: { first, _ in first }).sorted(by: { $0.key < $1.key }) {
             events?.yield(.analyzerUnavailable(name: name, reason: String(describing: error)))
         }
-        // Pages read without an analyzer are not the pages read with it: a later run with a
-        // working engine reads them again.
-        let settingsHash = fingerprint(without: Set(unavailable.keys))
+        // Pages read without an analyzer, or without part of one, are not the pages read with
+        // it: a later run with a working engine reads them again.
+        let settingsHash = fingerprint(without: Set(unavailable.keys).union(missingParts.keys))
         // Read also with --force: until a file is read again, its earlier pages stay listed.
         let bySource = earlier.entriesBySource()
         var earlierPages = setup.earlierPages
@@ -187,9 +187,13 @@ public struct Annotator: Sendable {
     /// Reads one page of one image and returns its report, writing nothing.
     /// An analyzer asked for whose engine cannot be built is an error here: there is no batch
     /// to go on with.
-    public func read(file path: String, pageIndex: Int = 0) async throws -> PageReport {
-        let (graphs, unavailable) = try await startGraphs(count: 1)
+    /// A part of an analyzer it reads without (the neural reader in `accurate`, where Tesseract
+    /// then reads alone) is not: `missingPart` is told its name and why, and the page is read.
+    public func read(file path: String, pageIndex: Int = 0,
+                     missingPart: (@Sendable (_ name: String, _ reason: any Error) -> Void)? = nil) async throws -> PageReport {
+        let (graphs, unavailable, missing) = try await startGraphs(count: 1)
         if let first = unavailable.min(by: { $0.key < $1.key }) { throw first.value }
+        for (name, reason) in missing.sorted(by: { $0.key < $1.key }) { missingPart?(name, reason) }
         return await graphs[0].read(path, pageIndex: pageIndex)
     }
 
@@ -223,18 +227,22 @@ public struct Annotator: Sendable {
 
     /// One graph per worker, with its engines loaded, in parallel. Throws if a required engine
     /// cannot be loaded; an optional one that cannot is left out of every worker, and named.
-    private func startGraphs(count: Int) async throws -> (graphs: [PageGraph], unavailable: [String: any Error]) {
+    private func startGraphs(count: Int) async throws -> (graphs: [PageGraph], unavailable: [String: any Error],
+                                                          missing: [String: any Error]) {
         let analyzers = settings.analyzers + additionalAnalyzers
         let workers = (0..<count).map { Worker(number: $0, analyzers: analyzers, modelFolder: settings.recognition.dataPath) }
-        let unavailable = try await withThrowingTaskGroup(of: [String: any Error].self) { group in
+        let (unavailable, missing) = try await withThrowingTaskGroup(of: ([String: any Error], [String: any Error]).self) { group in
             for worker in workers { group.addTask { try await worker.start() } }
-            return try await group.reduce(into: [String: any Error]()) { $0.merge($1) { first, _ in first } }
+            return try await group.reduce(into: ([String: any Error](), [String: any Error]())) {
+                $0.0.merge($1.0) { first, _ in first }
+                $0.1.merge($1.1) { first, _ in first }
+            }
         }
         let graphs = workers.map {
             PageGraph(worker: $0.dropping(Set(unavailable.keys)), settings: settings, fetching: fetching, pageTimeout: pageTimeout,
                       maxFileSize: maxFileSize)
         }
-        return (graphs, unavailable)
+        return (graphs, unavailable, missing)
     }
 }
 

@@ -129,3 +129,27 @@ public struct OutputError: Error, Sendable, CustomStringConvertible {
 }
 
 func systemError() -> String { String(cString: strerror(errno)) }
+
+/// The bytes of a file a person named (a list of inputs, a file of corrections), or why they
+/// cannot be read, in the system's words: "No such file or directory", "Permission denied",
+/// "Is a directory".
+public func contentsOfNamedFile(_ path: String) -> Result<Data, FileReadProblem> {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return .failure(FileReadProblem(cause: systemError())) }
+    defer { close(descriptor) }
+    var status = stat()
+    if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+        return .failure(FileReadProblem(cause: String(cString: strerror(EISDIR))))
+    }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+    do {
+        return .success(try handle.readToEnd() ?? Data())
+    } catch {
+        return .failure(FileReadProblem(cause: error.localizedDescription))
+    }
+}
+
+/// Why a named file could not be read.
+public struct FileReadProblem: Error, Sendable {
+    public var cause: String
+}

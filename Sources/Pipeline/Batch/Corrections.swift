@@ -83,10 +83,14 @@ public struct CorrectionFile: Codable, Sendable, Equatable {
     }
 
     public static func read(_ path: String) throws(CorrectionError) -> CorrectionFile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .file(path: path, cause: "cannot be read") }
+        let data: Data
+        switch contentsOfNamedFile(path) {
+        case .success(let bytes): data = bytes
+        case .failure(let problem): throw .file(path: path, cause: "cannot be read: " + problem.cause)
+        }
         if let list = try? JSONDecoder().decode([Correction].self, from: data) { return CorrectionFile(corrections: list) }
         do { return try JSONDecoder().decode(CorrectionFile.self, from: data) } catch {
-            throw .file(path: path, cause: "not a file of corrections: \(error)")
+            throw .file(path: path, cause: "not a file of corrections: " + JSONOutput.reason(error))
         }
     }
 }

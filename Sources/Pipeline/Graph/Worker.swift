@@ -35,22 +35,27 @@ struct Worker: Sendable {
     var imageRequests: Set<ImageRequest> { Set(analyzers.map(\.image)) }
 
     /// Builds every engine on its own thread, at once. Throws when a required one cannot be
-    /// built; returns why each optional one could not.
-    func start() async throws -> [String: any Error] {
-        try await withThrowingTaskGroup(of: (String, (any Error)?).self) { group in
+    /// built; returns why each optional one could not (`unavailable`, by analyzer), and why
+    /// each part an analyzer reads without could not (`missing`, by the analyzer's name and the
+    /// part's, `Analyzer.missingParts`).
+    func start() async throws -> (unavailable: [String: any Error], missing: [String: any Error]) {
+        try await withThrowingTaskGroup(of: (String, (any Error)?, [String: any Error]).self) { group in
             for analyzer in analyzers {
                 group.addTask {
                     do {
-                        try await analyzer.start()
-                        return (analyzer.name, nil)
+                        let missing = try await analyzer.start()
+                        return (analyzer.name, nil, missing)
                     } catch where analyzer.isOptional {
-                        return (analyzer.name, error)
+                        return (analyzer.name, error, [:])
                     }
                 }
             }
-            var unavailable: [String: any Error] = [:]
-            for try await (name, error) in group { if let error { unavailable[name] = error } }
-            return unavailable
+            var unavailable: [String: any Error] = [:], missing: [String: any Error] = [:]
+            for try await (name, error, parts) in group {
+                if let error { unavailable[name] = error }
+                for (part, error) in parts { missing[name + ": " + part] = error }
+            }
+            return (unavailable, missing)
         }
     }
 }
@@ -62,7 +67,8 @@ struct AnalyzerLane: Sendable {
     let image: ImageRequest
     let isOptional: Bool
     let readsText: Bool
-    let start: @Sendable () async throws -> Void
+    /// Builds the engine; returns the parts of it that could not be built (`Analyzer.missingParts`).
+    let start: @Sendable () async throws -> [String: any Error]
     /// Runs the analyzer on the lane; Swift's cancellation of the calling task raises the flag
     /// the engine polls, so a blocking C call (Tesseract) stops too.
     let analyze: @Sendable (AnalyzerImage) async throws -> PageFindings
@@ -73,7 +79,7 @@ struct AnalyzerLane: Sendable {
         image = analyzer.image
         isOptional = analyzer.isOptional
         readsText = analyzer.readsText
-        start = { try await lane.start() }
+        start = { try await lane.run { engine in analyzer.missingParts(of: engine) } }
         analyze = { image in
             let flag = CancellationFlag()
             return try await withTaskCancellationHandler {
