@@ -124,8 +124,11 @@ public final class BatchIndex {
     /// of another schema (or an empty file) is refused rather than changed.
     public init(finished folder: String) throws {
         let path = folder + "/" + Self.fileName
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw IndexError(path: path, operation: "open", message: "no index here (did the run finish?)", code: 0)
+        }
+        if (attributes[.size] as? NSNumber)?.intValue == 0 {
+            throw IndexError(path: path, operation: "open", message: "the file is empty (0 bytes), not a database", code: SQLITE_NOTADB)
         }
         database = try Database(path: path, access: .reading(path))
         let version = try database.userVersion

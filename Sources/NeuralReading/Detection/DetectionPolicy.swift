@@ -223,7 +223,7 @@ extension DetectionPolicy {
     /// multiple of 32 and at least 32. RapidOCR's rule enlarges the shorter side to 736 whatever
     /// the longer one: a strip of 1 x 2000 pixels became an input of 736 x 1,380,000, 55 GB
     /// of maps; a receipt 15 times as long as it is wide, about 736 x 11,000.
-    func withinLargestArea(_ size: PixelSize) -> PixelSize {
+    public func withinLargestArea(_ size: PixelSize) -> PixelSize {
         let area = Double(size.width) * Double(size.height), largest = Double(largestInputSide) * Double(largestInputSide)
         guard area > largest else { return size }
         let ratio = (largest / area).squareRoot()
