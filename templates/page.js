@@ -368,8 +368,11 @@
     findCount.textContent = !searching ? "" : hits.length ? (current + 1) + " of " + hits.length : "no matches";
   }
 
-  // Scrolls the viewer so a word is in sight, and its text too.
+  // Scrolls the viewer so a word is in sight, and its text too. Its box has no size while the
+  // words' layer is hidden, so the layer is shown first, as a face's is.
   function reveal(word) {
+    var layer = document.querySelector('[data-layer="words"]');
+    if (layer && !layer.checked) toggleLayer("words");
     revealElement(word.rect);
     if (word.span) word.span.scrollIntoView({ block: "nearest" });
   }
@@ -656,6 +659,7 @@
   function setText(word, text) {
     word.text = text;
     word.key = fold(text);
+    stream = null; // the words a query finds are read again from the page's words
     word.confidence = 100;
     word.rect.setAttribute("data-c", "100");
     word.rect.setAttribute("aria-label", text + ", 100%");
@@ -671,9 +675,21 @@
   function setBox(word, box) {
     ["x", "y", "width", "height"].forEach(function (name) { word.rect.setAttribute(name, String(box[name])); });
     if (word.tspan) {
-      word.tspan.setAttribute("x", String(box.x));
-      word.tspan.setAttribute("textLength", String(Math.max(1, box.width)));
+      var set = textLayerBox(box);
+      word.tspan.setAttribute("x", String(set.x));
+      word.tspan.setAttribute("textLength", String(Math.max(1, set.width)));
     }
+  }
+
+  // The text layer of a page read turned is set as the page was read, upright, and turned onto
+  // the picture by its transform: a box of the picture is carried back onto it.
+  function textLayerBox(box) {
+    var turn = textLayer && textLayer.transform.baseVal.consolidate();
+    if (!turn) return box;
+    var back = turn.matrix.inverse();
+    function at(x, y) { return { x: back.a * x + back.c * y + back.e, y: back.b * x + back.d * y + back.f }; }
+    var a = at(box.x, box.y), b = at(box.x + box.width, box.y + box.height);
+    return { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(b.x - a.x), height: Math.abs(b.y - a.y) };
   }
 
   // A new word's markup, placed after `before` (a word) or first.
@@ -695,6 +711,7 @@
           var paragraph = document.createElement("p");
           line = document.createElement("span");
           line.className = "ln";
+          line.dir = "auto";
           paragraph.appendChild(line);
           text.appendChild(paragraph);
         }
@@ -704,9 +721,10 @@
     }
     if (svg) {
       var tspan = document.createElementNS(svgNS, "tspan");
+      var set = textLayerBox(value.box);
       tspan.setAttribute("class", "tw");
-      tspan.setAttribute("y", String(value.box.y + value.box.height * 0.8));
-      tspan.setAttribute("font-size", String(Math.max(1, value.box.height * 0.8)));
+      tspan.setAttribute("y", String(set.y + set.height * 0.8));
+      tspan.setAttribute("font-size", String(Math.max(1, set.height * 0.8)));
       tspan.setAttribute("lengthAdjust", "spacingAndGlyphs");
       if (before && before.tspan) {
         before.tspan.after(" ", tspan);

@@ -134,6 +134,33 @@ def main():
             check("Preparation" not in js("return document.querySelector('.info-section').innerText"),
                   "the info panel mentions Preparation on %s" % name)
 
+    def the_text_of_a_turned_page_lies_on_its_words():
+        """Each word's invisible glyphs cover its box on the picture, so hover, a click to
+        proofread and a drag select that word (set in the file's pixels, a line running up the
+        page gave glyphs as tall as the line is long)."""
+        open_section("prepared", "turned.png")
+        pairs = js("""return Array.prototype.map.call(document.querySelectorAll('.layer.text .tw'), function (t) {
+            var r = document.getElementById('w' + t.getAttribute('data-i')).getBoundingClientRect(),
+                g = t.getBoundingClientRect();
+            var w = Math.max(0, Math.min(r.right, g.right) - Math.max(r.left, g.left)),
+                h = Math.max(0, Math.min(r.bottom, g.bottom) - Math.max(r.top, g.top));
+            return {text: t.textContent, shared: w * h / Math.max(1, g.width * g.height),
+                    covered: w * h / Math.max(1, r.width * r.height)};
+          });""")
+        check(len(pairs) >= 40, "only %d words in the text layer" % len(pairs))
+        astray = [pair for pair in pairs if pair["shared"] < 0.5 or pair["covered"] < 0.5]
+        check(not astray, "%d of %d words' glyphs miss their boxes: %s" % (len(astray), len(pairs), astray[:3]))
+        # With the words' layer hidden, finding a word still scrolls it into sight.
+        js("document.querySelector('[data-layer=\"words\"]').click();")
+        check(js("return getComputedStyle(document.querySelector('.layer.words')).display") == "none", "the words' layer did not hide")
+        found = js("""var f = document.getElementById('find'); f.value = 'harbour';
+            f.dispatchEvent(new Event('input')); f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}));
+            var hit = document.querySelector('.layer.words .word.hit'), v = document.getElementById('viewer');
+            var r = hit ? hit.getBoundingClientRect() : null, b = v ? v.getBoundingClientRect() : null;
+            return {shown: getComputedStyle(document.querySelector('.layer.words')).display !== 'none',
+                    inSight: !!r && !!b && r.width > 0 && r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom};""")
+        check(found["shown"] and found["inSight"], "a word found with the words' layer hidden: %s" % found)
+
     def the_steps_are_legible():
         open_section("prepared", "turned.png")
         ratios = viewer.contrast_ratios(driver, "#preparation h3, #preparation .step, #preparation .ms")
@@ -156,6 +183,7 @@ def main():
         run.test("an upright page says it was read as it came (or what changed)", an_upright_page_says_it_was_read_as_it_came)
         run.test("a page tilted 2° clockwise says it was levelled counter-clockwise", a_tilted_page_says_which_way_it_was_levelled)
         run.test("a page read with --prepare none has no Preparation section", a_page_read_without_preparing_has_no_section)
+        run.test("the text of a page read turned lies on its words", the_text_of_a_turned_page_lies_on_its_words)
         run.test("the Preparation section has contrast and fits the panel on desktop and phone", the_steps_are_legible)
     finally:
         driver.quit()

@@ -171,7 +171,11 @@ public struct BatchIndexView {
                 + HTML(escaping: names.title(source: entry.source, pageIndex: entry.pageIndex))
                 + HTML(trusted: "</strong> <span class=\"reason\">") + HTML(escaping: entry.error ?? "") + HTML(trusted: "</span></li>")
         }
-        return HTML(trusted: "<section class=\"failures\"><h2>Not read (\(failures.count))</h2><ul>")
+        // Counted as the summary counts them: a page a stop cancelled is not a page that could not be read.
+        let cancelled = failures.count(where: { $0.status == .cancelled }), failed = failures.count - cancelled
+        let heading = [failed > 0 ? "Not read (\(failed))" : nil, cancelled > 0 ? "cancelled (\(cancelled))" : nil]
+            .compactMap { $0 }.joined(separator: ", ")
+        return HTML(trusted: "<section class=\"failures\"><h2>\(heading.prefix(1).uppercased() + heading.dropFirst())</h2><ul>")
             + HTML.joined(items) + HTML(trusted: "</ul></section>")
     }
 

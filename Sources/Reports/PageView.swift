@@ -240,7 +240,7 @@ public struct PageView {
                     parts.append(HTML(trusted: "<p>"))
                     paragraph = nextParagraph
                 }
-                parts.append(HTML(trusted: "<span class=\"ln\">"))
+                parts.append(HTML(trusted: "<span class=\"ln\" dir=\"auto\">"))
                 line = word.line
             } else {
                 parts.append(HTML(trusted: " "))

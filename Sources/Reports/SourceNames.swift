@@ -60,7 +60,11 @@ public struct SourceNames: Sendable {
         return folder.dropFirst(shared).map(String.init)
     }
 
-    static func isURL(_ source: String) -> Bool { source.hasPrefix("http://") || source.hasPrefix("https://") }
+    /// Whether `source` is an address Gloss fetched: the scheme in any case, as the fetcher reads it.
+    static func isURL(_ source: String) -> Bool {
+        let scheme = source.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
+    }
 
     /// A path's non-empty components; `.` components dropped.
     static func components(of path: String) -> [Substring] {

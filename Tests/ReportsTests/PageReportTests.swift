@@ -100,5 +100,13 @@ struct HTMLTests {
         #expect(html.contains("<h2>Not read (1)</h2>"))
         #expect(html.contains("2 pages · 1 not read · 12 words · 0 faces"))
         #expect(!html.contains("<b>"))
+        // Pages a stop cancelled are counted apart in the list's heading too, as in the summary.
+        let stopped = entries + ["c.png", "d.png"].map {
+            BatchIndexView.Entry(source: $0, pageIndex: 0, status: .cancelled, error: "\($0): cancelled", wordCount: 0,
+                                 meanConfidence: nil, faceCount: 0, htmlPath: nil)
+        }
+        let both = BatchIndexView(entries: stopped).render()
+        #expect(both.contains("4 pages · 1 not read · 2 cancelled") && both.contains("<h2>Not read (1), cancelled (2)</h2>"))
+        #expect(BatchIndexView(entries: Array(stopped.suffix(2))).render().contains("<h2>Cancelled (2)</h2>"))
     }
 }

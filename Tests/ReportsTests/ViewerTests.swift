@@ -74,7 +74,7 @@ struct ViewerTests {
         let html = PageView(report: failed, links: PageLinks()).render()
         #expect(html.contains("<p class=\"error\" role=\"alert\"><strong>timedOut</strong> bad.png page 3: took too long</p>"))
         #expect(html.contains("<p class=\"empty\">No image.</p>"))
-        #expect(html.contains("<h1>bad.png · page 3</h1>"))
+        #expect(html.contains("<h1 dir=\"auto\">bad.png · page 3</h1>"))
     }
 
     @Test func theIndexShowsLazyThumbnailsLabelledCountsAndDownloads() {
@@ -155,6 +155,11 @@ struct ViewerTests {
         #expect(one.title(source: "/tmp/in/only.png", pageIndex: 0) == "only.png")
         #expect(one.folder(of: "/tmp/in/only.png") == "in/")
         #expect(SourceNames(pages: [("/a.png", 0)]).folder(of: "/a.png") == "/")
+        // An address is one whatever its scheme's case, as the fetcher reads it: it does not
+        // join the files' shared folder, which stays scans/.
+        let mixed = SourceNames(pages: [("/home/ana/scans/a.png", 0), ("/home/ana/scans/b.png", 0), ("HTTPS://example.org/x/c.jpg", 0)])
+        #expect(mixed.name(of: "HTTPS://example.org/x/c.jpg") == "example.org/x/c.jpg")
+        #expect(mixed.name(of: "/home/ana/scans/a.png") == "a.png")
     }
 
     // MARK: search data
