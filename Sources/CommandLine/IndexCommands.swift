@@ -111,7 +111,8 @@ extension GlossCommand {
                        + "\(BatchSummary.count(arguments.operands.count, "shard")), "
                        + "\(manifest.failedCount) not read; report: \(output)/index.html")
         }
-        return 0
+        // As annotate's: 1 when a page of the merged batch was not read.
+        return manifest.failedCount > 0 ? 1 : 0
     }
 }
 

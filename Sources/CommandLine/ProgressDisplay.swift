@@ -153,27 +153,29 @@ final class ProgressDisplay {
         guard let (key, run) = running.min(by: { $0.value.started < $1.value.started }) else { return full }
         let time = " (\(BatchSummary.format(now - run.started)))"
         let name = TerminalText.escaping(Self.name(key.source, key.pageIndex))
+        // Measured in the terminal's columns: a line that wraps is not cleared by the next redraw.
         let columns = (output.width() ?? 80) - 1
         var line = full
-        if columns - line.count - 3 - time.count < min(name.count, Self.nameRoom) {
+        if columns - TerminalText.columns(line) - 3 - time.count < min(TerminalText.columns(name), Self.nameRoom) {
             line = "gloss: " + (counts + estimate).joined(separator: " · ")
         }
-        let shown = Self.shortened(name, to: columns - line.count - 3 - time.count)
-        return shown.isEmpty ? line : line + " · " + shown + time
+        let shown = Self.shortened(name, to: columns - TerminalText.columns(line) - 3 - time.count)
+        return shown.isEmpty ? TerminalText.prefix(line, columns: columns) : line + " · " + shown + time
     }
 
     /// The least room a name in flight is given, at the cost of the rate.
     static let nameRoom = 24
 
-    /// `text` in at most `columns` characters, its middle replaced by an ellipsis: the start of
+    /// `text` in at most `columns` terminal columns, its middle replaced by an ellipsis: the start of
     /// a path and the file's own name stay (the name whole when there is room for it and a few
     /// characters of the start). Empty when there is no room for a useful part.
     static func shortened(_ text: String, to columns: Int) -> String {
-        guard text.count > columns else { return text }
+        guard TerminalText.columns(text) > columns else { return text }
         guard columns >= 12 else { return "" }
-        let name = text.count - (text.lastIndex(of: "/").map { text.distance(from: text.startIndex, to: $0) } ?? 0)
-        let tail = min(columns - 5, max((columns - 1) * 2 / 3, name)), head = columns - 1 - tail
-        return String(text.prefix(head)) + "…" + String(text.suffix(tail))
+        let name = TerminalText.columns(text.lastIndex(of: "/").map { String(text[$0...]) } ?? text)
+        let tail = min(columns - 5, max((columns - 1) * 2 / 3, name))
+        let end = TerminalText.suffix(text, columns: tail)
+        return TerminalText.prefix(text, columns: columns - 1 - TerminalText.columns(end)) + "…" + end
     }
 
     /// A page as a line names it: the file, and the page for any but the first.

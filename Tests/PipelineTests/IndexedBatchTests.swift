@@ -140,6 +140,19 @@ struct IndexedBatchTests {
         #expect(try Self.search(output, "harbour").results.count == 12)
     }
 
+    /// A merge's exit status is annotate's: 1 when a page of the merged batch was not read.
+    @Test func aMergedBatchWithAPageNotReadExitsOne() throws {
+        let scratch = try ScratchFolder()
+        let inputs = scratch.path + "/in"
+        try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: inputs + "/sans.png")
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: inputs + "/broken.png"))
+        let shard = try Gloss.run(["annotate", inputs, "-o", scratch.path + "/a", "--no-faces", "-q"])
+        #expect(shard.status == 1, "\(shard.standardError)")
+        let merge = try Gloss.run(["merge", scratch.path + "/a", "-o", scratch.path + "/m"])
+        #expect(merge.status == 1 && merge.standardError.contains("1 not read"), "\(merge.standardError)")
+    }
+
     @Test func shardsAreRefusedWhenTheyWereReadWithOtherSettings() throws {
         let scratch = try ScratchFolder()
         let input = Fixtures.path("text/sans.png")

@@ -177,6 +177,25 @@ struct ProgressDisplayTests {
         #expect(screen.text.hasSuffix("\r\u{1B}[2K"))
     }
 
+    /// The line is measured in the terminal's columns: a name of wide characters (two columns
+    /// each) or a terminal narrower than the counts does not wrap, which the next redraw's
+    /// clearing of one row would leave on the screen.
+    @Test func theLineFitsTheTerminalsColumnsWhateverItsCharacters() {
+        for (width, name) in [(100, String(repeating: "文書", count: 30) + ".webp"), (100, "scans/" + String(repeating: "é", count: 90) + ".png"),
+                              (40, "a.png")] {
+            let screen = Screen(width: width)
+            let display = ProgressDisplay(quiet: false, output: screen.output(interactive: true))
+            display.show(.started(files: 3))
+            display.show(.pageStarted(source: name, pageIndex: 0))
+            screen.now += .seconds(5)
+            display.tick()
+            let line = screen.shownLine
+            #expect(TerminalText.columns(line) <= width - 1 && TerminalText.columns(line) >= width - 12, "\(width): \(line)")
+            #expect(width < 100 || line.hasSuffix(".webp (5.0s)") || line.hasSuffix(".png (5.0s)"), "the name's end stays: \(line)")
+        }
+        #expect(TerminalText.columns("文書a\u{301}") == 5, "two wide, one with a joining accent")
+    }
+
     @Test func aLogGetsALinePerPageWithItsTimeAndOneWhenAPageRunsLong() {
         let screen = Screen(width: 80)
         let display = ProgressDisplay(quiet: false, output: screen.output(interactive: false))
