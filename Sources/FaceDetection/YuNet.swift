@@ -236,10 +236,13 @@ public final class YuNetDetector {
         return shared / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - shared)
     }
 
-    /// A detection in the normalised currency, its landmarks all seen by the network.
+    /// A detection in the normalised currency, its landmarks all seen by the network. The
+    /// network sees the picture padded to a multiple of 32, and a face the picture's edge cuts
+    /// is decoded past that edge: its box and landmarks are kept within the picture (0...1).
     private func face(from detection: Detection, in size: PixelSize) -> Face {
         func point(_ x: Float, _ y: Float) -> NormalizedPoint {
-            NormalizedPoint(PixelPoint(x: Double(x), y: Double(y)), in: size)
+            NormalizedPoint(PixelPoint(x: min(max(Double(x), 0), Double(size.width)), y: min(max(Double(y), 0), Double(size.height))),
+                            in: size)
         }
         func landmark(_ index: Int) -> Face.Landmark {
             Face.Landmark(position: point(detection.landmarks[2 * index], detection.landmarks[2 * index + 1]), source: .detected)

@@ -330,6 +330,12 @@ public struct ImageFile: Sendable {
         throws -> (Raster, resolution: Int?, size: PixelSize) {
         switch format {
         case .png where storedSize.pixelCount > wholeLimit:
+            // A large PNG is reduced as its rows are read, which an interlaced one's passes do not allow.
+            if PNGDecoder.isInterlaced(bytes) {
+                throw ImagingError(path: path, reason: .tooLargeForDecoder(
+                    width: storedSize.width, height: storedSize.height, limit: wholeLimit,
+                    why: "an interlaced PNG is read whole; saved without interlacing it is reduced as it is read"))
+            }
             let factor = reductionFactor(for: storedSize, limit: wholeLimit)
             let raster = try PNGDecoder.decode(bytes, path: path, reducedBy: factor)
             return (raster, PNGDecoder.resolution(bytes).map { $0 / factor }, storedSize)

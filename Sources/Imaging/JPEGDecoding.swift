@@ -24,13 +24,33 @@ enum JPEGDecoder {
         let format = grey ? TJPF_GRAY : cmyk ? TJPF_CMYK : TJPF_RGB
         let channels = grey ? 1 : cmyk ? 4 : 3
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * channels)
-        try decompressor.check(path, pixels.withUnsafeMutableBufferPointer { target in
-            tjDecompress2(decompressor.handle, source, UInt(bytes.count), target.baseAddress, width, 0, height,
-                          Int32(format.rawValue), TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
-        })
+        func decompress(_ flags: Int32) -> Int32 {
+            pixels.withUnsafeMutableBufferPointer { target in
+                tjDecompress2(decompressor.handle, source, UInt(bytes.count), target.baseAddress, width, 0, height,
+                              Int32(format.rawValue), flags)
+            }
+        }
+        let status = decompress(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
+        // Bytes between the last scan and the end-of-image marker (cameras, scanners and editors
+        // leave some) come after every row is decoded: read on, and keep the picture when that
+        // is still the only warning. Any other warning (a truncated scan) stops the decode.
+        if status != 0, tjGetErrorCode(decompressor.handle) == Int32(TJERR_WARNING.rawValue),
+           Self.isTrailingJunk(String(cString: tjGetErrorStr2(decompressor.handle))) {
+            let again = decompress(TJFLAG_LIMITSCANS)
+            if again != 0, !Self.isTrailingJunk(String(cString: tjGetErrorStr2(decompressor.handle))) {
+                try decompressor.check(path, again)
+            }
+        } else {
+            try decompressor.check(path, status)
+        }
         if grey { return Raster(width: Int(width), height: Int(height), layout: .gray, pixels: pixels) }
         if cmyk { pixels = rgb(fromCMYK: pixels, inverted: hasAdobeMarker(header)) }
         return Raster(width: Int(width), height: Int(height), layout: .rgb, pixels: pixels)
+    }
+
+    /// libjpeg's warning for bytes before the end-of-image marker (`JWRN_EXTRANEOUS_DATA` at 0xd9).
+    static func isTrailingJunk(_ message: String) -> Bool {
+        message.hasPrefix("Corrupt JPEG data: ") && message.hasSuffix("extraneous bytes before marker 0xd9")
     }
 
     /// The largest size among TurboJPEG's scaling factors below 1 that fits in `limit` pixels.

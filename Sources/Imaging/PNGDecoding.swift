@@ -6,6 +6,11 @@ import CPNG
 /// and brighten every mid-grey), transparency is shown on white, and libpng's warnings ("iCCP:
 /// known incorrect sRGB profile" and the like) are never printed.
 enum PNGDecoder {
+    /// Whether the header says Adam7 interlacing (IHDR's last byte, at offset 28).
+    static func isInterlaced(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count > 28 && bytes[28] != 0
+    }
+
     /// The whole image.
     static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> Raster {
         try withRows(of: bytes, path: path, whole: true) { reader, width, height, channels in

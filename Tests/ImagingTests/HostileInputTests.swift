@@ -74,6 +74,44 @@ struct HostileInputTests {
         #expect(Double(difference) / Double(plain.pixels.count) < 6, "\(fixture): mean difference")
     }
 
+    /// Bytes between the last scan and the end-of-image marker (which cameras, scanners and
+    /// editors leave) come after every row: the page reads as without them. Cut short, the
+    /// same file is still refused (the truncated fixtures above).
+    @Test(arguments: ["text/upright.jpg", "odd/progressive.jpg", "odd/cmyk.jpg"])
+    func bytesBeforeTheEndMarkerDoNotRefuseTheFile(fixture: String) throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(fixture))))
+        try #require(bytes.suffix(2) == [0xFF, 0xD9])
+        let junk = Array(bytes.dropLast(2)) + [0x00, 0x13, 0x37] + [0xFF, 0xD9]
+        let plain = try ImageFile(bytes: bytes, path: fixture).decodePage().raster
+        #expect(try ImageFile(bytes: junk, path: fixture).decodePage().raster == plain)
+        let cut = Array(junk.prefix(junk.count * 2 / 3))
+        #expect(throws: ImagingError.self) { try ImageFile(bytes: cut, path: fixture).decodePage() }
+    }
+
+    /// A PNG too large to decode whole is reduced as its rows are read; an interlaced one
+    /// cannot be, and is refused as too large for its kind, not called corrupt.
+    @Test func anInterlacedPNGTooLargeToReadWholeIsRefusedAsSuch() throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("text/sans.png"))))
+        let file = try ImageFile(bytes: bytes, path: "sans.png")
+        #expect(try file.decodePage(wholeLimit: 100_000).raster.size.pixelCount <= 100_000, "reduced as it is read")
+        // The same header saying Adam7 (IHDR's last byte), its checksum made again.
+        bytes[28] = 1
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes[12..<29] {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        for index in 0..<4 { bytes[29 + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+        let interlaced = try ImageFile(bytes: bytes, path: "sans.png")
+        let error = try #require(throws: ImagingError.self) { try interlaced.decodePage(wholeLimit: 100_000) }
+        guard case .tooLargeForDecoder = error.reason else {
+            Issue.record("\(error)")
+            return
+        }
+        #expect(error.description.contains("interlaced PNG"))
+    }
+
     /// Its samples are the 8-bit page's times 257: they keep their high bytes, not read as
     /// linear light (which would brighten every mid-grey).
     @Test func a16BitPNGKeepsItsHighBytes() throws {
