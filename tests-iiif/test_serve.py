@@ -168,6 +168,7 @@ def corrections(served, batch, pages):
           status == 200 and headers.get("etag") == '"%s"' % version
           and loaded["report"] == json.loads((batch / entry["outputs"]["json"]).read_text()), "%d %r" % (status, data[:200]))
     word = loaded["report"]["words"][1]
+    before = re.findall(r'CONTENT="([^"]*)"', (batch / entry["outputs"]["alto"]).read_text())
     fix = {"page": entry["id"], "kind": "retype", "word": 1, "old": [{"text": word["text"], "box": word["box"]}],
            "new": [{"text": "Zanzibar", "box": word["box"]}], "by": "Ana", "at": "2026-12-05T12:00:00Z"}
     body = json.dumps({"corrections": [fix]}).encode()
@@ -180,7 +181,9 @@ def corrections(served, batch, pages):
           status == 200 and answer.get("version") not in (None, version) and headers.get("etag") == '"%s"' % answer["version"]
           and headers.get("access-control-allow-origin") is None, "%d %r" % (status, data[:200]))
     alto = (batch / entry["outputs"]["alto"]).read_text()
-    check("the corrected word is in the page's files", "Zanzibar" in alto and word["text"] not in alto.split('CONTENT="'))
+    contents = re.findall(r'CONTENT="([^"]*)"', alto)
+    check("the corrected word is in the page's files, the word it replaced gone",
+          "Zanzibar" in contents and contents.count(word["text"]) == before.count(word["text"]) - 1, repr(contents[:12]))
     found = subprocess.run([served.process.args[0], "search", str(batch), "Zanzibar"], capture_output=True, text=True)
     check("gloss search finds the corrected word", found.returncode == 0 and "Zanzibar" in found.stdout, found.stderr)
     status, _, data = served.request("POST", "/api/corrections", dict(write, **{"If-Match": '"%s"' % version}), body)

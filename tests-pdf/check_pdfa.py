@@ -493,7 +493,7 @@ def main():
             for path in written:
                 report(f"PDF/A-2b structure and qpdf --check of {path.name}", check_pdfa(path) + qpdf_check(path))
             plain = annotate(arguments.gloss, folder / "plain", ["--pdf-standard", "none"], ["text/sans.png", "odd/cmyk.jpg"])
-            problems = []
+            problems = [] if len(plain) == 2 else [f"{len(plain)} PDFs for the 2 inputs"]
             for path in plain:
                 with pikepdf.open(path) as pdf:
                     if "/Metadata" in pdf.Root or "/OutputIntents" in pdf.Root:
@@ -607,7 +607,8 @@ def main():
                    "in the XMP alike", problems)
             plain_grafted = annotate(arguments.gloss, folder / "plain-grafted", ["--pdf-standard", "none"], GRAFTED[:1])
             report("--pdf-standard none grafts without the PDF/A claim",
-                   [f"{path.name} claims PDF/A" for path in plain_grafted if claims_pdfa(path)])
+                   ([] if len(plain_grafted) == 1 else [f"{len(plain_grafted)} PDFs for the 1 input"])
+                   + [f"{path.name} claims PDF/A" for path in plain_grafted if claims_pdfa(path)])
             if written:
                 source = next(path for path in written if path.name.startswith("sans-"))
                 broken = folder / "broken"

@@ -190,6 +190,21 @@ struct HostileInputTests {
         let file = try ImageFile(contentsOf: Self.found("image-3"))
         #expect(file.pageCount > 1 && file.pageCount <= TIFFFile.maximumPages)
         _ = try file.decodePage(0)
+        // More directories than the bound, each the same 8 x 8 page: counted as the bound.
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16 & 0xFFFF) }
+        var bytes: [UInt8] = Array("II*\0".utf8) + le32(72) + [UInt8](repeating: 255, count: 64)
+        let count = TIFFFile.maximumPages + 50, size = 2 + 12 * 9 + 4
+        for index in 0..<count {
+            let entries: [(Int, Int, [UInt8])] = [(256, 3, le16(8) + [0, 0]), (257, 3, le16(8) + [0, 0]), (258, 3, le16(8) + [0, 0]),
+                                                  (259, 3, le16(1) + [0, 0]), (262, 3, le16(1) + [0, 0]), (273, 4, le32(8)),
+                                                  (277, 3, le16(1) + [0, 0]), (278, 4, le32(8)), (279, 4, le32(64))]
+            let next = index + 1 < count ? 72 + (index + 1) * size : 0
+            bytes += le16(entries.count) + entries.flatMap { le16($0.0) + le16($0.1) + le32(1) + $0.2 } + le32(next)
+        }
+        let many = try ImageFile(bytes: bytes, path: "many.tif")
+        #expect(many.pageCount == TIFFFile.maximumPages)
+        #expect(try many.decodePage(TIFFFile.maximumPages - 1).raster.size == PixelSize(width: 8, height: 8))
     }
 
     @Test func aJPEGStatesItsResolution() throws {

@@ -40,7 +40,7 @@ struct DoubtfulOrientationTests {
     }
 
     @Test("a page on its side or head, doubted, reads as upright: the record says how, the words land on it",
-          arguments: [1])
+          arguments: [1, 2])
     func theTurnedReadingWins(turns: Int) throws {
         let upright = try Self.sans()
         let turn = PageTransform(quarterTurns: turns, inputSize: upright.size)

@@ -252,4 +252,22 @@ import Testing
                                              cancellation: cancellation)
         #expect(reading.text.lines.map(\.text) == ["left right"])
     }
+
+    /// The readers' disagreement compares Tesseract's words in the order they run along the
+    /// line, as the fused line has them: read "right" before "left", the same words read by the
+    /// neural reader as "left right" do not disagree (in Tesseract's order they differed by 0.8).
+    @Test func theReadersAreComparedInTheLinesOrder() throws {
+        var page = FakePage([
+            Page.line([Page.word("right", row: 0, from: 0.6, to: 0.8, confidence: 60)]),
+            Page.line([Page.word("left", row: 0, from: 0.1, to: 0.3, confidence: 60)]),
+        ])
+        var lines = FakeLines(lines: [LineSignals(box: Page.row(0))], readings: [
+            0: Page.line([Page.word("left", row: 0, from: 0.1, to: 0.3, confidence: 90),
+                          Page.word("right", row: 0, from: 0.6, to: 0.8, confidence: 90)]),
+        ])
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.actions == [.readAlso])
+        #expect(reading.disagreement == 0)
+    }
 }

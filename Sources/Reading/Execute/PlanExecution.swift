@@ -80,7 +80,9 @@ public enum PlanExecution {
         var differing = 0.0, compared = 0
         for index in actions.indices where actions[index] == .readAlso && !assignment.byLine[index].isEmpty {
             guard let reading = second[index], !reading.words.isEmpty else { continue }
-            let mine = assignment.byLine[index].map(\.text).joined(separator: " ")
+            // Tesseract's words in the order they run along the line, as the fused line has them.
+            let mine = LineFusion.line(linePlan.lines[index], words: assignment.byLine[index], sources: assignment.sources[index],
+                                       reader: plan.pageReader).words.map(\.text).joined(separator: " ")
             let theirs = reading.words.map(\.text).joined(separator: " ")
             let length = max(mine.count, theirs.count)
             differing += Triage.difference(mine, theirs) * Double(length)
