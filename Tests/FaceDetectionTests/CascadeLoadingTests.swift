@@ -1,3 +1,4 @@
+import Foundation
 import GlossContract
 import GlossFaceDetection
 import GlossGeometry
@@ -99,6 +100,7 @@ func tinyCascadeXML(leaf: String = "1.", threshold: String = "-1.", featureIndex
         let bytes = Fixtures.read(Cascade.Known.frontalFaceDefault.path)
         let directory = Fixtures.temporaryDirectory()
         let path = directory + "/truncated.xml"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         Fixtures.write(Array(bytes.prefix(bytes.count / 2)), to: path)
         let error = #expect(throws: CascadeError.self) { try Cascade(contentsOfFile: path) }
         #expect(error?.file == path)

@@ -197,6 +197,7 @@ struct MergeSafetyTests {
     /// Two shards of the text fixtures, read once for the whole suite.
     static let shards: [String] = {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-merge-shards-\(getpid())").path
+        atexit { try? FileManager.default.removeItem(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("gloss-merge-shards-\(getpid())").path) }
         return (0..<2).map { shard in
             let folder = root + "/shard\(shard)"
             if !FileManager.default.fileExists(atPath: folder + "/gloss.json") {

@@ -19,7 +19,12 @@ enum SmallShards {
         #expect(run.status == 0, "\(run.standardError)")
     }
 
-    static let root = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-small-shards-\(getpid())").path
+    /// Made once for the test process, and removed when it exits.
+    static let root: String = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-small-shards-\(getpid())").path
+        atexit { try? FileManager.default.removeItem(atPath: SmallShards.root) }
+        return root
+    }()
     static let sans: String = {
         let folder = root + "/sans"
         if !FileManager.default.fileExists(atPath: folder + "/gloss.json") { try? read("text/sans.png", into: folder) }
