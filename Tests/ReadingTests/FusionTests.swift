@@ -253,6 +253,23 @@ import Testing
         #expect(reading.text.lines.map(\.text) == ["left right"])
     }
 
+    /// A sure Tesseract word that lies mostly below a detected line (its box grown by an
+    /// underline) is outside every line; the line, holding none of Tesseract's words, is read by
+    /// the neural reader, which reads the same word. It is kept once, as the line reader read it.
+    @Test func aWordOutsideTheLinesReadAgainByTheLineReaderIsKeptOnce() throws {
+        // Row 0 is y 0.90 to 0.95; the word's box y 0.86 to 0.92, a third of it in the row.
+        let low = RecognizedWord(text: "Total", box: NormalizedRect(x: 0.1, y: 0.86, width: 0.2, height: 0.06), confidence: 96)
+        var page = FakePage([Page.line([low])])
+        var lines = FakeLines(lines: [LineSignals(box: Page.row(0))], readings: [
+            0: Page.line([Page.word("Total", row: 0, from: 0.1, to: 0.3, confidence: 95)]),
+        ])
+        let reading = try PlanExecution.read(signals: Page.signals, mode: .accurate, policy: policy, page: &page, lines: &lines,
+                                             cancellation: cancellation)
+        #expect(reading.actions == [.readInstead])
+        #expect(reading.text.words.map(\.text) == ["Total"], "\(reading.text.lines.map(\.text))")
+        #expect(reading.text.lines.map(\.reader) == [.neural])
+    }
+
     /// The readers' disagreement compares Tesseract's words in the order they run along the
     /// line, as the fused line has them: read "right" before "left", the same words read by the
     /// neural reader as "left right" do not disagree (in Tesseract's order they differed by 0.8).

@@ -91,9 +91,16 @@ public enum PlanExecution {
         // Words the detector saw no line under stay when the page reader is sure of them: the
         // detector misses some text Tesseract reads (a large heading, a lone figure in a table
         // cell), and most of the rest are rules and specks of pictures read as letters.
+        // A word the line reader read too (the same text, where their boxes meet: on a line the
+        // word lies partly in) is not kept twice.
+        let lineWords = fusedLines.compactMap { $0 }.filter { $0.reader != plan.pageReader }.flatMap(\.words)
+        let readAgain = { (word: RecognizedWord) in
+            lineWords.contains { $0.text.lowercased() == word.text.lowercased() && WordAssignment.share(of: word.box, in: $0.box) > 0 }
+        }
+        let isSure = { (word: RecognizedWord) in scale.probability(word.confidence) >= policy.sureOutsideWord }
         let outside = assignment.outside.compactMap { line -> PlacedLine? in
             var line = line
-            line.words = line.words.filter { scale.probability($0.confidence) >= policy.sureOutsideWord }
+            line.words = line.words.filter { isSure($0) && !readAgain($0) }
             guard !line.words.isEmpty else { return nil }
             line.box = .enclosing(line.words.map(\.box))
             line.reader = plan.pageReader
@@ -103,7 +110,7 @@ public enum PlanExecution {
         // The share of the fused page's lines that are the page reader's own.
         let kept = fused.filter { $0.line.reader == plan.pageReader }.count
         let order = FusedOrder.chosen(keptShare: fused.isEmpty ? 0 : Double(kept) / Double(fused.count), policy: policy)
-        let dropped = outside.map(\.line.words.count).reduce(0, +) < assignment.outside.map(\.words.count).reduce(0, +)
+        let dropped = assignment.outside.contains { $0.words.contains { !isSure($0) } }
         var rules = plan.rules
         let outsideRules: [PlanRule] = (outside.isEmpty ? [] : [.wordsOutsideLines]) + (dropped ? [.unsureOutsideWords] : [])
         for rule in actions.map(\.rule) + outsideRules + [order.rule] where !rules.contains(rule) {

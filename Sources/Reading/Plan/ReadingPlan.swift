@@ -35,7 +35,8 @@ public enum PlanRule: String, Sendable, Codable, Hashable, CaseIterable {
     /// A detected line Tesseract read surely: its words stand.
     case confidentLine = "confident-line"
     /// Tesseract words in no detected line, sure ones (`FusionPolicy.sureOutsideWord`): they
-    /// stay, in their own lines.
+    /// stay, in their own lines, but for one the line reader read too (the same text where
+    /// their boxes meet), which is not kept twice.
     case wordsOutsideLines = "words-outside-lines"
     /// Tesseract words in no detected line it was unsure of: dropped (rules and specks of
     /// pictures read as letters, mostly).

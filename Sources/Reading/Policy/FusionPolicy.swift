@@ -9,8 +9,9 @@ public struct FusionPolicy: Sendable, Equatable {
     /// Raised with every change of a threshold or a scale below, and of `preparation`'s
     /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines;
     /// 5: `surePageLines` and `surePageText`, a sure page read by Tesseract alone; 6: the
-    /// detector sized from the words Tesseract read surely, `fewestSizingWords`).
-    public var version = 6
+    /// detector sized from the words Tesseract read surely, `fewestSizingWords`; 7: a sure word
+    /// outside the lines that the line reader read too kept once).
+    public var version = 7
 
     /// A detected line whose Tesseract words' mean calibrated probability is under this is read
     /// by the neural reader too, and the reading of higher probability kept. Measured by
