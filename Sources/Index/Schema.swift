@@ -87,7 +87,7 @@ enum Schema {
     ]
 
     /// Brings the database up to the newest version; refuses one written by a newer Gloss, and
-    /// a database of another program's (`refuseForeign`), which it would fill with Gloss's
+    /// a database of another program's (`check`), which it would fill with Gloss's
     /// tables. The version is read again inside the transaction that migrates, so two
     /// processes opening an old index at once migrate it once.
     static func migrate(_ database: Database) throws {

@@ -48,7 +48,7 @@ struct ALTODocument {
         var counts = (block: 0, line: 0, word: 0)
         // A page read turned: its text runs up, down or upside down in the file. The blocks say
         // by how much (`ROTATION`, counter-clockwise), and its lines have no baseline height.
-        let rotation = ((page.preparation?.rotation ?? 0) % 360 + 360) % 360
+        let rotation = page.preparation?.rotation ?? 0
         let turned = rotation == 0 ? "" : " ROTATION=\"\(rotation)\""
         for paragraph in PageLayout(page).blocks.flatMap(\.paragraphs) {
             counts.block += 1

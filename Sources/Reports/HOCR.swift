@@ -39,7 +39,7 @@ struct HOCRDocument {
         out += "<div class=\"ocr_page\" id=\"page_\(number)\" title=\"\(escape(image)); \(bbox(PixelRect(x: 0, y: 0, width: page.width, height: page.height))); ppageno \(page.pageIndex)\">\n"
         let language = escape(context.languages.first ?? "")
         var counts = (block: 0, paragraph: 0, line: 0, word: 0)
-        let rotation = ((page.preparation?.rotation ?? 0) % 360 + 360) % 360
+        let rotation = page.preparation?.rotation ?? 0
         for block in PageLayout(page).blocks {
             counts.block += 1
             out += "<div class=\"ocr_carea\" id=\"block_\(number)_\(counts.block)\" title=\"\(bbox(block.box))\">\n"

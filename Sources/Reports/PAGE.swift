@@ -48,7 +48,7 @@ struct PAGEDocument {
         var lineCount = 0, wordCount = 0
         // A page read turned: the regions say how far they turn clockwise to stand upright
         // (`orientation`, -179.999 to 180); their baselines run along their lines as they are.
-        let rotation = ((report.preparation?.rotation ?? 0) % 360 + 360) % 360
+        let rotation = report.preparation?.rotation ?? 0
         let orientation = rotation == 0 ? "" : " orientation=\"\(rotation > 180 ? rotation - 360 : rotation)\""
         for (number, paragraph) in zip(1..., paragraphs) {
             out += "<TextRegion id=\"region_\(number)\" type=\"paragraph\"\(orientation)>\n\(coords(paragraph.box))"
