@@ -159,6 +159,10 @@ public struct PageView {
         guard !report.words.isEmpty else { return HTML(trusted: "") }
         let turn = PageTransform(quarterTurns: (report.preparation?.rotation ?? 0) / 90,
                                  inputSize: PixelSize(width: report.width, height: report.height))
+        // A box of the page as it came, on the page as it was read.
+        let upright = { (box: PixelRect) in
+            PixelRect(turn.preparedRect(ofInput: NormalizedRect(box, in: turn.inputSize)), in: turn.preparedSize)
+        }
         var parts: [HTML] = [HTML(trusted: "<g class=\"layer text\" aria-hidden=\"true\"\(Self.drawing(turn))>")]
         var line = -1
         for (index, word) in report.words.enumerated() {
@@ -170,27 +174,19 @@ public struct PageView {
             } else {
                 parts.append(HTML(trusted: " "))
             }
-            let box = Self.upright(word.box, turn), lineRect = lineBox.map { Self.upright($0.box, turn) }
-            let height = lineRect?.height ?? box.height
+            let box = upright(word.box), lineRect = lineBox.map { upright($0.box) }
+            let height = Double(lineRect?.height ?? box.height)
             let size = max(1, height * 0.8)
-            let middle = box.x + box.width / 2
+            let middle = Double(box.x) + Double(box.width) / 2
             let baseline = lineBox?.baseline.map { baseline in
                 PageReport.PixelBaseline(from: turn.preparedPixel(ofInput: baseline.from), to: turn.preparedPixel(ofInput: baseline.to))
                     .y(atX: middle)
-            } ?? ((lineRect?.maxY ?? box.maxY) - height * 0.2)
-            parts.append(HTML(trusted: "<tspan class=\"tw\" data-i=\"\(index)\" x=\"\(number(box.x))\" y=\"\(number(baseline))\" font-size=\"\(number(size))\" textLength=\"\(number(max(1, box.width)))\" lengthAdjust=\"spacingAndGlyphs\">")
+            } ?? (Double(lineRect?.maxY ?? box.maxY) - height * 0.2)
+            parts.append(HTML(trusted: "<tspan class=\"tw\" data-i=\"\(index)\" x=\"\(box.x)\" y=\"\(number(baseline))\" font-size=\"\(number(size))\" textLength=\"\(max(1, box.width))\" lengthAdjust=\"spacingAndGlyphs\">")
                 + HTML(escaping: word.text) + HTML(trusted: "</tspan>"))
         }
         parts.append(HTML(trusted: "\n</text></g>"))
         return HTML.joined(parts, separator: "")
-    }
-
-    /// A box of the page as it came, on the page as it was read (upright): x, y, width, height.
-    private static func upright(_ box: PixelRect, _ turn: PageTransform) -> (x: Double, y: Double, width: Double, height: Double, maxY: Double) {
-        let a = turn.preparedPixel(ofInput: PixelPoint(x: Double(box.x), y: Double(box.y)))
-        let b = turn.preparedPixel(ofInput: PixelPoint(x: Double(box.x + box.width), y: Double(box.y + box.height)))
-        let (x, y) = (min(a.x, b.x), min(a.y, b.y))
-        return (x, y, abs(b.x - a.x), abs(b.y - a.y), max(a.y, b.y))
     }
 
     /// The SVG `transform` attribute that draws the upright page onto the page as it came:
