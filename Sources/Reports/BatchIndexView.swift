@@ -208,7 +208,8 @@ public struct BatchIndexView {
         } else {
             counts.append("<span>" + (entry.wordCount == 1 ? "1 word" : "\(entry.wordCount) words") + "</span>")
             if let mean = entry.meanConfidence {
-                counts.append("<span>\(DecimalText.format(mean, maximumFractionDigits: 0))% mean confidence</span>")
+                // Whole percents rounded down: a page flagged under a threshold never shows it.
+                counts.append("<span>\(DecimalText.format(mean.rounded(.down), maximumFractionDigits: 0))% mean confidence</span>")
             }
             if entry.faceCount > 0 { counts.append("<span>" + (entry.faceCount == 1 ? "1 face" : "\(entry.faceCount) faces") + "</span>") }
         }

@@ -92,6 +92,12 @@ struct ViewerTests {
         #expect(html.contains("<body class=\"index-body\" data-search=\"data/\">"))
         #expect(!html.contains("<select id=\"folder\">"), "one folder needs no folder filter")
         #expect(!html.contains("Not read"))
+        // Rounded down: a page of 84.96, under the low-confidence threshold of 85, does not read "85%".
+        let low = BatchIndexView(entries: [
+            BatchIndexView.Entry(source: "/in/b.png", pageIndex: 0, status: .ok, error: nil, wordCount: 40, meanConfidence: 84.96,
+                                 faceCount: 0, htmlPath: "pages/b.html", lowConfidence: true),
+        ]).render()
+        #expect(low.contains("<span>84% mean confidence</span>"), "\(low)")
     }
 
     @Test func theTotalIsTheWallTimeWhenStagesOverlap() {
