@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 
 #if canImport(Glibc)
 import Glibc
@@ -36,12 +37,12 @@ extension BatchIndex {
 
     /// Replaces the database of the batch in `folder` with one holding `pages`, and returns how
     /// many it holds. The new database is written beside the old under a temporary name
-    /// (`.tmp-`, which the next run removes if this one is killed) and renamed over it, so a
+    /// (`TemporaryName`, which the next run removes if this one is killed) and renamed over it, so a
     /// reader sees the old file or the whole new one.
     @discardableResult
     public static func rebuild(in folder: String, from pages: some Sequence<IndexedPage>) throws -> Int {
         let path = folder + "/" + fileName
-        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = TemporaryName.beside(path)
         do {
             let count = try write(pages, to: temporary)
             // The old file's write-ahead log and shared memory belong to it: left beside the

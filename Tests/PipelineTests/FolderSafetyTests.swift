@@ -77,6 +77,27 @@ struct FolderSafetyTests {
         withExtendedLifetime(taken) {}
     }
 
+    /// A merge reads a shard under a shared lock: no run starts writing it meanwhile, and a
+    /// shard a run writes is not read.
+    @Test func aFolderReadWholeCannotBeWrittenMeanwhile() async throws {
+        let scratch = try ScratchFolder()
+        let folder = scratch.path
+        var writer: FolderLock? = try await FolderLock.acquire(folder)
+        #expect(throws: FolderLockError.self, "a folder being written is not read") { _ = try FolderLock.reading(folder) }
+        writer = nil
+        var reader = try FolderLock.reading(folder)
+        #expect(reader != nil)
+        await #expect(throws: FolderLockError.self) { _ = try await FolderLock.acquire(folder) }
+        #expect(try FolderLock.reading(folder) != nil, "two readers share it")
+        reader = nil
+        let again = try await FolderLock.acquire(folder)
+        withExtendedLifetime((writer, reader, again)) {}
+        // Without a lock file (a copy of a shard), the folder is read without one.
+        let bare = scratch.path + "/copy"
+        try FileManager.default.createDirectory(atPath: bare, withIntermediateDirectories: true)
+        #expect(try FolderLock.reading(bare) == nil)
+    }
+
     @Test func aRunKilledWhileHoldingTheFolderLeavesNoStaleLock() throws {
         let scratch = try ScratchFolder()
         let output = scratch.path + "/out"
@@ -228,7 +249,7 @@ struct MergeSafetyTests {
         return files
     }
 
-    @Test(arguments: ["empty", "damaged", "no manifest", "missing page file"])
+    @Test(arguments: ["empty", "damaged", "no manifest", "missing page file", "stopped", "killed"])
     func aBrokenShardIsRefusedAndTheOutputIsLeftAsItWas(damage: String) throws {
         let scratch = try ScratchFolder()
         let shards = try Self.copies(in: scratch)
@@ -250,6 +271,14 @@ struct MergeSafetyTests {
             try handle.close()
         case "no manifest":
             try FileManager.default.removeItem(atPath: broken + "/gloss.json")
+        case "stopped":
+            // As a run stopped by SIGTERM writes it: two inputs it never started.
+            var manifest = try BatchTests.manifest(broken)
+            manifest.notStarted = 2
+            try Data(try JSONOutput.encode(manifest)).write(to: URL(fileURLWithPath: broken + "/gloss.json"))
+        case "killed":
+            // A run killed with SIGKILL leaves its journal (and a manifest written while it ran).
+            try Data().write(to: URL(fileURLWithPath: broken + "/gloss.journal"))
         default:
             let entry = try BatchTests.manifest(broken).pages[0]
             try FileManager.default.removeItem(atPath: broken + "/" + entry.outputs["json"]!)

@@ -112,6 +112,17 @@ struct IndexedBatchTests {
         #expect(again.status == 0)
         #expect(try Self.contents(of: merged) == Self.contents(of: scratch.path + "/whole"), "merging twice is merging once")
         #expect(try BatchIndex(folder: merged, create: false).integrityProblems().isEmpty)
+
+        // A shard run into a folder holding every page (the shards' count changed): it keeps
+        // them all, and with --prune only its own share, which it does not read again.
+        for (prune, expected) in [(false, wholeManifest.pages.map(\.id)),
+                                  (true, try BatchTests.manifest(shards[0]).pages.map(\.id))] {
+            let folder = scratch.path + "/resharded-\(prune)"
+            try FileManager.default.copyItem(atPath: scratch.path + "/whole", toPath: folder)
+            let run = try Gloss.run(["annotate", input, "-o", folder, "--no-faces", "-q", "--shard", "0/3"] + (prune ? ["--prune"] : []))
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(try BatchTests.manifest(folder).pages.map(\.id).sorted() == expected.sorted(), "prune: \(prune)")
+        }
     }
 
     @Test func searchesWhileTheBatchWritesSeeEachPageWholeOrNotAtAll() throws {

@@ -103,6 +103,21 @@ struct OwnFilesTests {
         #expect(try Self.files(site) == before)
     }
 
+    /// Only the names Gloss gives its files before renaming them are taken for its leftovers:
+    /// a reader's file with a date in its name is not one.
+    @Test func onlyGlossTemporaryNamesAreTakenForItsOwn() {
+        let made = TemporaryName.beside("/out/pages/first.json"), layer = TemporaryName.beside("/out/documents/a.pdf", kind: "tmp-layer")
+        #expect(TemporaryName.isTemporary((made as NSString).lastPathComponent), "\(made)")
+        #expect(TemporaryName.isTemporary((layer as NSString).lastPathComponent), "\(layer)")
+        #expect(made.contains(".tmp-") && layer.contains(".tmp-"), "the tests' leftover checks look for .tmp-")
+        for name in ["notes.tmp-2024-05", "first.json.tmp-4242-17", "a.tmp-gloss-12-00000000DEADBEEF", "a.tmp-gloss-12-deadbeef",
+                     ".tmp-gloss-12-00000000deadbeef", "a.tmp-gloss--00000000deadbeef", "a.tmp-other-12-00000000deadbeef",
+                     "a.txt-gloss-12-00000000deadbeef"] {
+            #expect(!TemporaryName.isTemporary(name), "\(name)")
+        }
+        #expect(TemporaryName.isTemporary("a.tmp-gloss-12-00000000deadbeef"))
+    }
+
     @Test func aFileNoRecordNamesIsNeverRemoved() throws {
         let scratch = try ScratchFolder()
         let output = scratch.path + "/out"
@@ -110,11 +125,12 @@ struct OwnFilesTests {
         try Self.page(at: scratch.path + "/b/second.png")
         #expect(try Gloss.run(["annotate", scratch.path + "/a", "-o", output] + Self.annotate).status == 0)
         // Someone else's files beside Gloss's, one named as Gloss would name a page's.
-        let strangers = ["NOTES.txt", "scan.png", "first-00000000.json", "cover.jpg", "notes.tmp-old.txt"]
+        let strangers = ["NOTES.txt", "scan.png", "first-00000000.json", "cover.jpg", "notes.tmp-old.txt", "notes.tmp-2024-05",
+                         "first.json.tmp-4242-17"]
         for name in strangers { try Self.write("mine", to: output + "/pages/" + name) }
         try Self.write("mine", to: output + "/iiif/annotations/notes.txt")
         // And what a killed run of Gloss's leaves, which goes.
-        try Self.write("half", to: output + "/pages/first.json.tmp-4242-17")
+        try Self.write("half", to: output + "/pages/first.json.tmp-gloss-4242-00000000deadbeef")
 
         let pruned = try Gloss.run(["annotate", scratch.path + "/b", "-o", output, "--prune"] + Self.annotate)
         #expect(pruned.status == 0, "\(pruned.standardError)")
@@ -203,6 +219,30 @@ struct OwnFilesTests {
         #expect(merge.status == 0, "\(merge.standardError)")
         #expect(try BatchTests.manifest(output).pages.map { ($0.source as NSString).lastPathComponent } == ["first.png", "second.png"])
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/.out.replaced-4242"))
+    }
+
+    /// The same, but the output folder made again before the next merge (an empty `mkdir`):
+    /// the batch moved aside is then its only copy, so the merge is refused, naming it, and it
+    /// stays. Once the output holds all of it (the merge was killed after its second rename),
+    /// a merge sweeps it away.
+    @Test func aBatchMovedAsideIsNeverSweptWhileTheOutputLacksItsFiles() throws {
+        let scratch = try ScratchFolder()
+        let (output, shard) = try Self.batchAndShard(in: scratch)
+        let aside = scratch.path + "/.out.replaced-4242"
+        try FileManager.default.moveItem(atPath: output, toPath: aside)
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
+
+        let refused = try Gloss.run(["merge", shard, "-o", output])
+        #expect(refused.status != 0, "\(refused.standardError)")
+        #expect(refused.standardError.contains("\(aside): cannot merge: is a batch a killed merge moved aside"), "\(refused.standardError)")
+        #expect(FileManager.default.fileExists(atPath: aside + "/gloss.sqlite"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["gloss.lock"], "nothing but the merge's lock")
+
+        try FileManager.default.removeItem(atPath: output)
+        try FileManager.default.copyItem(atPath: aside, toPath: output)
+        let merge = try Gloss.run(["merge", shard, "-o", output])
+        #expect(merge.status == 0, "\(merge.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: aside), "the output holds all of it: swept")
     }
 
     // MARK: Case 4: a run with other inputs adds to the batch

@@ -284,8 +284,10 @@ private struct BatchSetup: Sendable {
         documentNames = DocumentNames(sources: collection.map(\.path), earlier: earlier.pages)
         let recorded = earlier.pages
         let reading = Set(files.map(\.path))
+        // A shard's inputs are its own share of the collection: with `--prune` its folder keeps
+        // no page of another shard's (the shards' count changed since it was written).
         let unnamed = Self.unnamed(earlier.pages.filter { !reading.contains($0.source) }, walk: walk, inputs: inputs,
-                                   named: Set(collection.map(\.path)), prunes: prunes)
+                                   named: reading, prunes: prunes)
         // The retained inputs go before this run's, in the order the earlier run had them.
         var order = Dictionary(collection.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
         var retainedSources: [String] = []

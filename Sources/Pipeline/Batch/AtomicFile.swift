@@ -1,4 +1,5 @@
 import Foundation
+import GlossContract
 
 #if canImport(Glibc)
 import Glibc
@@ -35,9 +36,9 @@ enum AtomicFile {
         }
     }
 
-    /// A name beside `path` no other writer picks: this process's, with a random part.
+    /// A name beside `path` no other writer picks (`TemporaryName`).
     static func temporaryName(for path: String, _ kind: String = "tmp") -> String {
-        path + ".\(kind)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        TemporaryName.beside(path, kind: kind)
     }
 
     /// Writes all of `bytes` to an open descriptor, however the kernel splits the write.
@@ -86,7 +87,7 @@ enum AtomicFile {
     }
 
     /// Removes the temporary files a killed run left behind in `folders`: only Gloss's own,
-    /// regular files named as `temporaryName` names them (a reader's `notes.tmp-old.txt` stays).
+    /// regular files named as `temporaryName` names them (a reader's `notes.tmp-2024-05` stays).
     static func removeLeftovers(in folders: [String]) {
         for folder in folders {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isTemporary(name) {
@@ -97,14 +98,10 @@ enum AtomicFile {
         }
     }
 
-    /// Whether `name` is one `temporaryName` makes (`<name>.tmp-<pid>-<number>`, or
-    /// `.tmp-layer-` for a text layer), or `BatchIndex`'s repair, which names its own the same way.
+    /// Whether `name` is one `temporaryName` makes, or `BatchIndex`'s repair, which names its
+    /// own the same way (`TemporaryName.isTemporary`).
     static func isTemporary(_ name: String) -> Bool {
-        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
-        func isNumber(_ part: Substring) -> Bool { !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
-        guard parts.count >= 3, isNumber(parts[parts.count - 1]), isNumber(parts[parts.count - 2]) else { return false }
-        let head = parts.dropLast(2).joined(separator: "-")
-        return [".tmp", ".tmp-layer"].contains { head.hasSuffix($0) && head.count > $0.count }
+        TemporaryName.isTemporary(name)
     }
 
     static func createDirectory(_ path: String) throws {

@@ -50,10 +50,7 @@ public enum BatchMerge {
         }
 
         let parent = (target as NSString).deletingLastPathComponent, name = (target as NSString).lastPathComponent
-        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
-        where leftover.hasPrefix("." + name + ".merging-") || leftover.hasPrefix("." + name + ".replaced-") {
-            try? FileManager.default.removeItem(atPath: parent + "/" + leftover)  // a killed merge's; the lock is ours
-        }
+        try sweepKilledMerges(of: target)
         let staging = parent + "/." + name + ".merging-\(getpid())"
         let layout = OutputLayout(folder: staging)
         do {
@@ -65,7 +62,7 @@ public enum BatchMerge {
             try move(target, to: replaced)
             try move(staging, to: target)
             try? FileManager.default.removeItem(atPath: replaced)
-            withExtendedLifetime((lock, stagingLock)) {}
+            withExtendedLifetime((lock, stagingLock, shards)) {}
             return manifest
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
@@ -164,12 +161,27 @@ public enum BatchMerge {
         /// Each page's input file's absolute path (`ManifestEntry.inputPath`), by page id.
         var inputPath: [String: String]
 
+        /// The shard's lock, shared, for as long as the merge reads it: a run started on it
+        /// meanwhile (a task run again) would change the files the checks below passed.
+        var reading: FolderLock?
+
         init(checking folder: String) throws {
             self.folder = folder
-            if FolderLock.isHeld(folder) {
+            do {
+                reading = try FolderLock.reading(folder)
+            } catch {
                 throw MergeError(folder: folder, reason: "a gloss run is writing it now; merge it once that run has ended")
             }
             let manifest = try readManifest(of: folder)
+            // A run stopped (Ctrl-C, SIGTERM) writes its manifest with the inputs it did not
+            // start; one killed leaves its journal, and a manifest written while it ran.
+            if let notStarted = manifest.notStarted, notStarted > 0 {
+                throw MergeError(folder: folder, reason: "its run stopped before it started "
+                                 + (notStarted == 1 ? "1 input" : "\(notStarted) inputs") + " (run it again to finish it)")
+            }
+            if FileManager.default.fileExists(atPath: OutputLayout(folder: folder).journalPath) {
+                throw MergeError(folder: folder, reason: "its run did not finish (gloss.journal is there; run it again to finish it)")
+            }
             if let hostile = manifest.pages.first(where: { !PageName.isSafe($0.id) }) {
                 throw MergeError(folder: folder, reason: ShardFiles.unsafeID(hostile.id))
             }
@@ -288,6 +300,45 @@ public enum BatchMerge {
         let aside = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).filter { $0.hasPrefix("." + name + ".replaced-") }
         guard let latest = aside.max(by: { modified(parent + "/" + $0) < modified(parent + "/" + $1) }) else { return }
         try move(parent + "/" + latest, to: target)
+    }
+
+    /// Removes what killed merges into `target` left beside it, where that removes nothing else:
+    /// a half-built `.NAME.merging-PID` that no live merge holds (its files are hard links of
+    /// the batch's and the shards', or copies), and a batch moved aside as `.NAME.replaced-PID`
+    /// once `target` holds everything it held (the merge was killed after its second rename).
+    /// One that `target` does not supersede (the folder was made again in between) is the only
+    /// copy of a batch: the merge is refused, naming it.
+    static func sweepKilledMerges(of target: String) throws {
+        let parent = (target as NSString).deletingLastPathComponent, name = (target as NSString).lastPathComponent
+        for leftover in ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted() {
+            let path = parent + "/" + leftover
+            if leftover.hasPrefix("." + name + ".merging-") {
+                guard !FolderLock.isHeld(path) else { continue }  // a merge building it now
+                try? FileManager.default.removeItem(atPath: path)
+            } else if leftover.hasPrefix("." + name + ".replaced-") {
+                guard let missing = firstMissing(from: path, in: target) else {
+                    try? FileManager.default.removeItem(atPath: path)
+                    continue
+                }
+                throw MergeError(folder: path, reason: "is a batch a killed merge moved aside, and \(target) does not hold its "
+                                 + "\(missing); move it back in place of \(target), or remove it, then merge again")
+            }
+        }
+    }
+
+    /// The first file or link under `aside` (the batch's records and Gloss's temporary files
+    /// aside) that `target` has nothing at, as a path inside it; nil when there is none.
+    private static func firstMissing(from aside: String, in target: String, below relative: String = "") -> String? {
+        let folder = relative.isEmpty ? aside : aside + "/" + relative
+        for entry in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
+            if relative.isEmpty && records.contains(entry) || AtomicFile.isTemporary(entry) { continue }
+            let path = relative.isEmpty ? entry : relative + "/" + entry
+            var info = stat(), there = stat()
+            guard lstat(aside + "/" + path, &info) == 0 else { continue }
+            guard lstat(target + "/" + path, &there) == 0 else { return path }
+            if info.st_mode & S_IFMT == S_IFDIR, let missing = firstMissing(from: aside, in: target, below: path) { return missing }
+        }
+        return nil
     }
 
     /// When the file at `path` last changed, in seconds; 0 when it cannot be seen.

@@ -44,6 +44,26 @@ public final class FolderLock: Sendable {
         return errno == EWOULDBLOCK
     }
 
+    /// A shared lock on `folder`, held for as long as the value lives, so that no run starts
+    /// writing the folder while it is read whole (a merge reading a shard); throws when a run
+    /// holds it now. Nil for a folder without a lock file, or whose file cannot be opened (a
+    /// read-only copy): it is read without one.
+    public static func reading(_ folder: String) throws(FolderLockError) -> FolderLock? {
+        let descriptor = open(folder + "/" + fileName, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else {
+            let failure = errno
+            close(descriptor)
+            if failure == EWOULDBLOCK { throw FolderLockError(folder: folder, holder: holder(of: folder)) }
+            return nil
+        }
+        return FolderLock(holding: descriptor)
+    }
+
+    private init(holding descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
     /// Nil when another process holds the lock.
     private init?(folder: String) throws {
         let path = folder + "/" + Self.fileName
