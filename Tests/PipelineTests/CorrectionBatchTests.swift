@@ -327,6 +327,39 @@ struct CorrectionBatchTests {
         #expect(now.words[0].text == "Quetzal" && current == applied.version)
     }
 
+    /// The page JSON cannot be written (its folder mounted read-only): the correction is
+    /// refused, and its journal line, written first, is taken back, so no later run replays a
+    /// correction the reviewer was told was not saved; once the folder is writable, it applies once.
+    @Test(.enabled(if: FullDiskTests.canMount, "a read-only bind mount needs root"))
+    func aCorrectionWhosePageCannotBeWrittenLeavesNoJournalLine() async throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.path + "/out"
+        let run = try Gloss.run(["annotate", Fixtures.path("text/sans.png"), "-o", output, "--no-faces", "--format", "json", "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let entry = try #require(try PDFInputTests.manifest(output).pages.first)
+        let open = try await CorrectableBatch.open(output)
+        let (report, version) = try open.page(entry.id)
+        let first = try Correction.retype(0, to: "Quetzal", on: report, page: entry.id, by: "Ana", at: Self.at)
+        _ = try Corrections.apply([first], to: entry.id, batch: open, version: version)
+        let journal = CorrectionJournal.path(in: output)
+        let before = try Data(contentsOf: URL(fileURLWithPath: journal))
+        let (corrected, current) = try open.page(entry.id)
+        let second = try Correction.retype(1, to: "Xylophone", on: corrected, page: entry.id, by: "Ana", at: Self.at)
+
+        let pages = output + "/pages"
+        #expect(try FullDiskTests.command("/bin/mount", ["--bind", pages, pages]) == 0)
+        defer { _ = try? FullDiskTests.command("/bin/umount", [pages]) }
+        #expect(try FullDiskTests.command("/bin/mount", ["-o", "remount,ro,bind", pages]) == 0)
+        #expect(throws: CorrectionError.self) { try Corrections.apply([second], to: entry.id, batch: open, version: current) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == before, "the refused correction is not journalled")
+        #expect(try FullDiskTests.command("/bin/umount", [pages]) == 0)
+
+        let applied = try Corrections.apply([second], to: entry.id, batch: open, version: current)
+        #expect(applied.report.words[1].text == "Xylophone")
+        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2 && lines.filter { $0.contains("Xylophone") }.count == 1, "\(lines)")
+    }
+
     /// A page whose own text `--pdf-mode skip` keeps has no layer of Gloss's to show a
     /// correction: its JSON is corrected, and the result says the PDF shows the words as they were.
     @Test func aPageWhoseTextIsKeptSaysItsPDFIsAsItWas() async throws {

@@ -67,6 +67,20 @@ struct CorrectionTests {
         #expect(alone.text.hasSuffix("\n\nNote"))
     }
 
+    /// Replayed on a page read again that now reads the added word, an add changes nothing;
+    /// where another word now stands, it no longer applies (a replay reports it), rather than
+    /// putting two words in one place.
+    @Test func anAddWhereTheWordAlreadyIsAddsNothingAndOverAnotherWordIsRefused() throws {
+        let note = Correction.add("Note", box: PixelRect(x: 40, y: 200, width: 60, height: 20), page: "p", by: "Ana", at: Self.at)
+        let added = try page.applying(note)
+        #expect(try added.applying(note) == added)
+        var reread = page
+        reread.words.append(PageReport.Word(text: "Note", confidence: 91, box: PixelRect(x: 41, y: 201, width: 58, height: 19), line: 0))
+        #expect(try reread.applying(note).words.count == reread.words.count)
+        reread.words[reread.words.count - 1].text = "Nole"
+        #expect(throws: CorrectionError.self) { try reread.applying(note) }
+    }
+
     @Test func markingReviewedChangesNoWord() throws {
         let reviewed = try page.applying(Correction.review(page: "p", by: "Ana", at: Self.at))
         #expect(reviewed.words == page.words && reviewed.reviewed?.by == "Ana")

@@ -40,8 +40,11 @@ public enum CorrectionJournal {
 
     /// Appends `corrections` to the journal in `folder` with one write, then flushes it to the
     /// disk: once this returns, they are kept. All of them or none: a failed write is cut back.
-    static func append(_ corrections: [Correction], in folder: String) throws(CorrectionError) {
-        guard !corrections.isEmpty else { return }
+    /// Appends `corrections` whole, or none of them, and returns the journal's length before
+    /// them (for `takeBack`).
+    @discardableResult
+    static func append(_ corrections: [Correction], in folder: String) throws(CorrectionError) -> Int {
+        guard !corrections.isEmpty else { return -1 }
         let path = path(in: folder)
         var bytes: [UInt8] = []
         do {
@@ -60,6 +63,18 @@ public enum CorrectionJournal {
             if end >= 0 { _ = ftruncate(descriptor, end) }
             throw .file(path: path, cause: String(describing: error))
         }
+        return Int(end)
+    }
+
+    /// Cuts the journal back to `length` (what `append` returned): the corrections appended
+    /// last are taken back when the page they correct could not be written. Under the batch's
+    /// serial lock, so nothing was appended since.
+    static func takeBack(to length: Int, in folder: String) {
+        guard length >= 0 else { return }
+        let descriptor = open(path(in: folder), O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        if ftruncate(descriptor, off_t(length)) == 0 { _ = fsync(descriptor) }
     }
 }
 
@@ -85,7 +100,7 @@ final class CorrectionReplay: Sendable {
     func apply(to report: PageReport, id: String) -> (report: PageReport, unmatched: [Correction]) {
         if discarding.contains(id) {
             journalLock.withLock { _ in
-                try? CorrectionJournal.append([Correction(page: id, kind: .discard, by: "gloss annotate --discard-corrections",
+                _ = try? CorrectionJournal.append([Correction(page: id, kind: .discard, by: "gloss annotate --discard-corrections",
                                                           at: Correction.timestamp())], in: folder)
             }
             return (report, [])

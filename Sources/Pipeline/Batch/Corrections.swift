@@ -125,8 +125,15 @@ public enum Corrections {
                 guard correction.kind != .discard else { throw .malformed(page: page, reason: "discard is not a reviewer's correction") }
                 report = try report.applying(correction, policy: policy)
             }
-            try CorrectionJournal.append(corrections, in: batch.folder)
-            return try state.write(report)
+            // Journalled first, so a page written is never without its corrections; taken back
+            // when the page cannot be written, so a correction refused is not replayed later.
+            let journalled = try CorrectionJournal.append(corrections, in: batch.folder)
+            do throws(CorrectionError) {
+                return try state.write(report)
+            } catch {
+                CorrectionJournal.takeBack(to: journalled, in: batch.folder)
+                throw error
+            }
         }
     }
 
