@@ -2,26 +2,22 @@
 import Glibc
 #endif
 
-/// An image file's encoded bytes: a read-only mapping of the file, or bytes already in memory
-/// (a download). Decoders see them as one buffer either way.
-///
-/// A mapping costs no memory of its own: its pages are the kernel's page cache, read as a
-/// decoder reaches them and dropped under pressure, where a copy in memory would count twice
-/// and stay.
+/// An image file's encoded bytes: an input file opened (`OpenFile`), or bytes already in
+/// memory (a download). Decoders see them as one buffer either way.
 enum EncodedBytes: Sendable {
-    case mapped(MappedFile)
+    case file(OpenFile)
     case memory([UInt8])
 
     var count: Int {
         switch self {
-        case .mapped(let file): file.count
+        case .file(let file): file.count
         case .memory(let bytes): bytes.count
         }
     }
 
     func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         switch self {
-        case .mapped(let file): try body(file.buffer)
+        case .file(let file): try body(file.buffer)
         case .memory(let bytes): try bytes.withUnsafeBytes(body)
         }
     }
@@ -32,20 +28,29 @@ enum EncodedBytes: Sendable {
     }
 }
 
-/// A regular file opened and mapped read-only; the mapping and the descriptor are released
-/// with the last owner.
+/// A regular file opened, its bytes read whole into memory or, past `readWholeLimit`, mapped
+/// read-only; the bytes and the descriptor are released with the last owner.
 ///
-/// If another program truncates the file while it is mapped, reading the lost pages raises
-/// SIGBUS. Gloss reads the file through the descriptor where it walks all of it (hashing), so
-/// only a decoder reading the file at that moment can meet a truncation.
-final class MappedFile: Sendable {
-    /// The descriptor, open for as long as the mapping: hashing and libtiff read through it.
+/// Read whole, a file another program truncates or rewrites meanwhile (an upload, an rsync) is
+/// a short read and a typed error; a mapping's lost pages would raise SIGBUS in whichever
+/// decoder met them, ending the batch. A mapping costs no memory of its own (its pages are the
+/// kernel's page cache), so only files past the limit, large PDFs in practice, are mapped, and
+/// for those the risk remains. Hashing reads through `read(into:at:)`, which gives the bytes
+/// the decoders see.
+final class OpenFile: Sendable {
+    /// Files up to this size are read whole: every scan and photograph in practice, at a cost
+    /// of at most this much memory a worker while its file is open.
+    static let readWholeLimit = 32 << 20
+
+    /// The descriptor, open for as long as the bytes: libtiff and a PDF's renderer read through it.
     let descriptor: Int32
     let count: Int
-    // The mapping's address, as an integer: the pages are read-only, so sharing it is safe.
+    // The bytes' address, as an integer: they are never written once read, so sharing it is safe.
     private let address: Int
+    /// Whether the bytes are a mapping (else memory this object allocated).
+    private let isMapped: Bool
 
-    /// Maps the regular file at `path`, refusing before a byte is read a file that is not a
+    /// Opens the regular file at `path`, refusing before a byte is read a file that is not a
     /// regular one, is empty, or holds more than `maximumSize` bytes.
     convenience init(path: String, maximumSize: Int) throws {
         // Non-blocking, so that a FIFO or a device named like an image is refused below rather
@@ -55,7 +60,7 @@ final class MappedFile: Sendable {
         try self.init(descriptor: descriptor, path: path, maximumSize: maximumSize)
     }
 
-    /// Maps the file open on `descriptor`, which it owns from here on (closed on failure too).
+    /// Opens the file open on `descriptor`, which it owns from here on (closed on failure too).
     init(descriptor: Int32, path: String, maximumSize: Int) throws {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -77,19 +82,37 @@ final class MappedFile: Sendable {
             close(descriptor)
             throw ImagingError(path: path, reason: refusal)
         }
-        let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
-        guard let mapping, mapping != UnsafeMutableRawPointer(bitPattern: -1) else {
-            let why = systemError()
-            close(descriptor)
-            throw ImagingError(path: path, reason: .unreadable(why))
+        if size <= Self.readWholeLimit {
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            do {
+                try Self.read(descriptor, into: memory, at: 0, path: path)
+            } catch {
+                memory.deallocate()
+                close(descriptor)
+                throw error
+            }
+            address = Int(bitPattern: memory.baseAddress)
+            isMapped = false
+        } else {
+            let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
+            guard let mapping, mapping != UnsafeMutableRawPointer(bitPattern: -1) else {
+                let why = systemError()
+                close(descriptor)
+                throw ImagingError(path: path, reason: .unreadable(why))
+            }
+            address = Int(bitPattern: mapping)
+            isMapped = true
         }
         self.descriptor = descriptor
         count = size
-        address = Int(bitPattern: mapping)
     }
 
     deinit {
-        munmap(UnsafeMutableRawPointer(bitPattern: address), count)
+        if isMapped {
+            munmap(UnsafeMutableRawPointer(bitPattern: address), count)
+        } else {
+            UnsafeMutableRawPointer(bitPattern: address)?.deallocate()
+        }
         close(descriptor)
     }
 
@@ -97,9 +120,18 @@ final class MappedFile: Sendable {
         UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count)
     }
 
-    /// Reads `count` bytes at `offset` through the descriptor into `target` (not through the
-    /// mapping: a file truncated meanwhile is a short read, not a SIGBUS).
+    /// Reads `target.count` bytes at `offset` into `target`: from memory when the file was read
+    /// whole (the bytes the decoders see), else through the descriptor, not the mapping, so that
+    /// a file truncated meanwhile is a short read, not a SIGBUS.
     func read(into target: UnsafeMutableRawBufferPointer, at offset: Int, path: String) throws {
+        guard isMapped else {
+            target.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + target.count]))
+            return
+        }
+        try Self.read(descriptor, into: target, at: offset, path: path)
+    }
+
+    private static func read(_ descriptor: Int32, into target: UnsafeMutableRawBufferPointer, at offset: Int, path: String) throws {
         var filled = 0
         while filled < target.count {
             let got = pread(descriptor, target.baseAddress! + filled, target.count - filled, off_t(offset + filled))

@@ -120,12 +120,12 @@ public struct ImageFile: Sendable {
     /// The size in bytes of the encoded file.
     public var byteCount: Int { bytes.count }
 
-    /// Maps the file at `path` and reads its header. A file of more than `maxFileSize` bytes is
+    /// Opens the file at `path` (`OpenFile`) and reads its header. A file of more than `maxFileSize` bytes is
     /// refused from its size alone, before a byte is read.
     /// `pdfResolution` is the resolution of a PDF's pages that are not a full-page scan.
     public init(contentsOf path: String, pixelLimit: Int = ImageFile.defaultPixelLimit,
                 maxFileSize: Int = ImageFile.defaultMaxFileSize, pdfResolution: Int = ImageFile.defaultPDFResolution) throws {
-        try self.init(.mapped(MappedFile(path: path, maximumSize: maxFileSize)), path: path, pixelLimit: pixelLimit,
+        try self.init(.file(OpenFile(path: path, maximumSize: maxFileSize)), path: path, pixelLimit: pixelLimit,
                       pdfResolution: pdfResolution)
     }
 
@@ -223,7 +223,7 @@ public struct ImageFile: Sendable {
     var contents: [UInt8] {
         switch bytes {
         case .memory(let array): array
-        case .mapped: bytes.withUnsafeBytes { Array($0) }
+        case .file: bytes.withUnsafeBytes { Array($0) }
         }
     }
 
@@ -296,7 +296,7 @@ public struct ImageFile: Sendable {
                     try body(UnsafeRawBufferPointer(rebasing: all[start..<min(all.count, start + chunkSize)]))
                 }
             }
-        case .mapped(let file):
+        case .file(let file):
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
             defer { buffer.deallocate() }
             for start in stride(from: 0, to: file.count, by: chunkSize) {

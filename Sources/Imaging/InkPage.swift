@@ -94,7 +94,8 @@ public final class InkPage {
         guard up < certainlyUpright, let turned = LeptonicaImage(pixRotate90(image.handle, 1)) else {
             return TextDirectionSignal(upConfidence: up, sidewaysConfidence: 0)
         }
-        return TextDirectionSignal(upConfidence: up, sidewaysConfidence: Double(upDownConfidence(of: turned.handle)))
+        let sideways = withExtendedLifetime(turned) { upDownConfidence(of: turned.handle) }
+        return TextDirectionSignal(upConfidence: up, sidewaysConfidence: Double(sideways))
     }
 
     private func upDownConfidence(of pix: UnsafeMutablePointer<PIX>) -> Float {

@@ -62,7 +62,7 @@ final class PDFDocument: @unchecked Sendable {
         _ = Self.silenced
         let data: OpaquePointer? = switch bytes {
         // The mapping outlives the document (`self.bytes`), so Poppler reads it in place.
-        case .mapped(let file): g_bytes_new_static(file.buffer.baseAddress, gsize(file.count))
+        case .file(let file): g_bytes_new_static(file.buffer.baseAddress, gsize(file.count))
         // An array has no stable address to lend: a download is copied once.
         case .memory(let array): array.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         }

@@ -70,7 +70,7 @@ extension PDFDocument {
             if let shared { return shared.descriptor }
             let made: SharedBytes
             switch bytes {
-            case .mapped(let file): made = SharedBytes(descriptor: file.descriptor, owned: false)
+            case .file(let file): made = SharedBytes(descriptor: file.descriptor, owned: false)
             case .memory(let array):
                 let descriptor = gloss_memory_file()
                 guard descriptor >= 0 else {
@@ -403,8 +403,8 @@ public enum PDFPageService {
         limitAddressSpace(adding: PDFRenderProcess.addressSpace(forPixelLimit: pixelLimit))
         var header = WireWriter(), payload: [UInt8] = []
         do {
-            let file = try MappedFile(descriptor: 3, path: "", maximumSize: Int.max)
-            let document = try PDFDocument(.mapped(file), path: "", resolution: resolution)
+            let file = try OpenFile(descriptor: 3, path: "", maximumSize: Int.max)
+            let document = try PDFDocument(.file(file), path: "", resolution: resolution)
             header.integer(0)
             switch job {
             case .render:

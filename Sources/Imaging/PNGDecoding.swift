@@ -17,7 +17,7 @@ enum PNGDecoder {
             var pixels = [UInt8](repeating: 0, count: width * height * channels)
             let read = pixels.withUnsafeMutableBufferPointer { buffer -> Int32 in
                 var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { buffer.baseAddress! + $0 * width * channels }
-                return gloss_png_rows_image(&reader, &rows)
+                return gloss_png_rows_image(reader, &rows)
             }
             guard read != 0 else { return nil }
             return Raster(width: width, height: height, layout: channels == 1 ? .gray : .rgb, pixels: pixels)
@@ -32,7 +32,7 @@ enum PNGDecoder {
             var averager = BlockAverager(width: width, height: height, channels: channels, factor: factor)
             var row = [UInt8](repeating: 0, count: width * channels)
             for _ in 0..<height {
-                guard gloss_png_rows_next(&reader, &row) != 0 else { return nil }
+                guard gloss_png_rows_next(reader, &row) != 0 else { return nil }
                 row.withUnsafeBufferPointer { averager.add($0) }
             }
             return averager.raster
@@ -43,17 +43,24 @@ enum PNGDecoder {
     /// its rows; `body` returns nil when a libpng call failed, and libpng's reason is thrown.
     private static func withRows(
         of bytes: UnsafeRawBufferPointer, path: String, whole: Bool,
-        _ body: (inout gloss_png_rows, _ width: Int, _ height: Int, _ channels: Int) -> Raster?
+        _ body: (UnsafeMutablePointer<gloss_png_rows>, _ width: Int, _ height: Int, _ channels: Int) -> Raster?
     ) throws -> Raster {
-        var reader = gloss_png_rows()
-        defer { gloss_png_rows_end(&reader) }
-        reader.data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        reader.size = bytes.count
+        // On the heap, not a local: libpng keeps its address (its error and read callbacks'
+        // pointer) from `begin` to `end`, longer than one call's `&` lends a local's.
+        let reader = UnsafeMutablePointer<gloss_png_rows>.allocate(capacity: 1)
+        reader.initialize(to: gloss_png_rows())
+        defer {
+            gloss_png_rows_end(reader)
+            reader.deinitialize(count: 1)
+            reader.deallocate()
+        }
+        reader.pointee.data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        reader.pointee.size = bytes.count
         var width: UInt32 = 0, height: UInt32 = 0, channels: Int32 = 0
-        let begun = gloss_png_rows_begin(&reader, whole ? 1 : 0, &width, &height, &channels) != 0 && (channels == 1 || channels == 3)
-        let raster = begun ? body(&reader, Int(width), Int(height), Int(channels)) : nil
+        let begun = gloss_png_rows_begin(reader, whole ? 1 : 0, &width, &height, &channels) != 0 && (channels == 1 || channels == 3)
+        let raster = begun ? body(reader, Int(width), Int(height), Int(channels)) : nil
         guard let raster else {
-            let message = withUnsafeBytes(of: reader.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let message = withUnsafeBytes(of: reader.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             throw ImagingError(path: path, reason: .corrupt("libpng: \(message.isEmpty ? "unsupported pixel layout" : message)"))
         }
         return raster

@@ -29,7 +29,7 @@ final class TIFFFile: @unchecked Sendable {
 
     init(_ bytes: EncodedBytes, path: String) throws {
         let stream = switch bytes {
-        case .mapped(let mapped): TIFFStream(descriptor: mapped.descriptor)
+        case .file(let file): TIFFStream(descriptor: file.descriptor)
         case .memory(let array): TIFFStream(copying: array)
         }
         guard let stream else {
@@ -119,7 +119,9 @@ private final class TIFFStream {
     let stream: UnsafeMutablePointer<FILE>
 
     init?(descriptor: Int32) {
-        let copy = dup(descriptor)
+        // Closed on exec, as the original is: a PDF page's renderer, spawned from another
+        // lane meanwhile, inherits no descriptor of this file.
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return nil }
         guard let stream = fdopen(copy, "rb") else {
             close(copy)
@@ -130,6 +132,7 @@ private final class TIFFStream {
 
     init?(copying bytes: [UInt8]) {
         guard let stream = tmpfile() else { return nil }
+        _ = fcntl(fileno(stream), F_SETFD, FD_CLOEXEC)
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
         guard written == bytes.count, fflush(stream) == 0 else {
             fclose(stream)

@@ -36,8 +36,11 @@ public final class OrientationDetector {
             throw TextRecognitionError(.engineFailed("cannot create an orientation engine"))
         }
         self.engine = engine
-        TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
-        guard TessBaseAPIInit3(engine, folder, "osd") == 0 else {
+        let loaded = tesseractSetUp.withLock { _ in
+            TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
+            return TessBaseAPIInit3(engine, folder, "osd") == 0
+        }
+        guard loaded else {
             throw TextRecognitionError(.engineFailed("cannot load the orientation model from \(folder)"))
         }
         TessBaseAPISetPageSegMode(engine, PSM_OSD_ONLY)

@@ -58,7 +58,8 @@ extension TextRecognizer {
             }
         }
         let monitor = Monitor(cancellation: cancellation)
-        let status = TessBaseAPIRecognize(engine, monitor.handle)
+        // The monitor lives through the call that reads it (its deinit deletes the C handle).
+        let status = withExtendedLifetime(monitor) { TessBaseAPIRecognize(engine, monitor.handle) }
         if cancellation?.isRaised == true { throw CancellationError() }
         try check(status == 0, "recognition of a region failed")
         let size = image.size

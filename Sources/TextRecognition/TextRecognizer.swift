@@ -3,6 +3,11 @@ import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
+import Synchronization
+
+/// Held while an engine is set up: `debug_file` is one of Tesseract's process-wide settings,
+/// a string every engine shares, and lanes build their engines on their own threads.
+let tesseractSetUp = Mutex(())
 
 /// A Tesseract engine, loaded once and reused for many pages.
 ///
@@ -25,10 +30,11 @@ public final class TextRecognizer {
         self.engine = engine
         self.options = options
         // Silence the engine's own chatter; Gloss reports problems itself.
-        TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
-        try check(
-            TessBaseAPIInit3(engine, dataPath, options.languages.joined(separator: "+")) == 0,
-            "cannot load language models \(options.languages.joined(separator: "+")) from \(dataPath)")
+        let loaded = tesseractSetUp.withLock { _ in
+            TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
+            return TessBaseAPIInit3(engine, dataPath, options.languages.joined(separator: "+")) == 0
+        }
+        try check(loaded, "cannot load language models \(options.languages.joined(separator: "+")) from \(dataPath)")
         TessBaseAPISetPageSegMode(engine, TessPageSegMode(UInt32(options.pageSegmentationMode)))
         // Every row is taken as proportional text: Tesseract's search for a fixed pitch (its
         // `FPCUTPT` lattice, 1.5% of a page's time) serves the legacy classifier's chopping,
@@ -92,7 +98,8 @@ public final class TextRecognizer {
         _ = consume page
         TessBaseAPISetSourceResolution(engine, Int32(RecognitionOptions.effectiveResolution(resolution)))
         let monitor = Monitor(cancellation: cancellation)
-        let status = TessBaseAPIRecognize(engine, monitor.handle)
+        // The monitor lives through the call that reads it (its deinit deletes the C handle).
+        let status = withExtendedLifetime(monitor) { TessBaseAPIRecognize(engine, monitor.handle) }
         defer { TessBaseAPIClear(engine) }
         if cancellation?.isRaised == true { throw CancellationError() }
         try check(status == 0, "recognition failed")

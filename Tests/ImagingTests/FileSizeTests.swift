@@ -21,6 +21,23 @@ struct FileSizeTests {
         return path
     }
 
+    /// Another program cuts a file short (an upload, an rsync rewriting it) after Gloss opened
+    /// it: the page decodes from the bytes read, where a mapping's lost pages would have raised
+    /// SIGBUS and ended the process.
+    @Test func aFileCutShortAfterItIsOpenedDecodesAsItWasRead() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gloss-cut-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: path)
+        let whole = try ImageFile(contentsOf: Fixtures.path("text/sans.png")).decodePage().raster
+        let file = try ImageFile(contentsOf: path)
+        #expect(truncate(path, 16) == 0)
+        let page = try file.decodePage().raster
+        #expect(page.size == whole.size && page.pixels == whole.pixels)
+        var hashed = 0
+        try file.forEachChunk { hashed += $0.count }
+        #expect(hashed == file.byteCount && file.byteCount > 16)
+    }
+
     @Test func aFileFarLargerThanItsHeaderJustifiesIsRefusedBeforeItIsRead() throws {
         let path = try Self.sparsePNG(width: 1000, height: 1000, size: 1 << 30)
         defer { try? FileManager.default.removeItem(atPath: path) }
