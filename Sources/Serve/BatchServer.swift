@@ -161,16 +161,20 @@ public struct BatchServer: HTTPHandler {
 }
 
 /// The IIIF documents of the batch under the served URL, built from its page JSON files when
-/// first asked for and again whenever `gloss.json` changes (a run finished, a merge) or they are
-/// asked for under another URL.
+/// first asked for under a URL and again whenever `gloss.json` changes (a run finished, a
+/// merge). The last few URLs' documents are kept (`keptBases`), so two viewers that name the
+/// server differently (`localhost`, `127.0.0.1`) do not rebuild them in turn on every request.
 final class IIIFDocuments: Sendable {
     let folder: String
+    /// How many base URLs' documents are kept; the one asked for least recently goes first.
+    static let keptBases = 4
     private struct Built: Sendable {
         var stamp: [Int]
         var base: String
         var files: [String: [UInt8]]
     }
-    private let built = Mutex<Built?>(nil)
+    /// The documents built, the most recently asked for last.
+    private let built = Mutex<[Built]>([])
 
     init(folder: String) {
         self.folder = folder
@@ -186,9 +190,12 @@ final class IIIFDocuments: Sendable {
             return .failure(.init(status: 404, reason: "the batch has no gloss.json, so no manifest can be made"))
         }
         let stamp = [Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec), Int(status.st_size), Int(status.st_ino)]
-        if let files = built.withLock({ $0?.stamp == stamp && $0?.base == base ? $0?.files : nil }) {
-            return .success(files[path])
+        let cached = built.withLock { kept -> [String: [UInt8]]? in
+            guard let index = kept.firstIndex(where: { $0.stamp == stamp && $0.base == base }) else { return nil }
+            kept.append(kept.remove(at: index))
+            return kept.last?.files
         }
+        if let cached { return .success(cached[path]) }
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: layout.manifestPath))
             let manifest = try JSONDecoder().decode(BatchManifest.self, from: data)
@@ -196,7 +203,11 @@ final class IIIFDocuments: Sendable {
                                                     label: IIIFBatch.label(of: manifest.pages, folder: folder),
                                                     languages: manifest.settings.recognition.languages, search: search)
             let files = Dictionary(documents.map { ($0.path, $0.bytes) }, uniquingKeysWith: { _, last in last })
-            built.withLock { $0 = Built(stamp: stamp, base: base, files: files) }
+            built.withLock { kept in
+                kept.removeAll { $0.stamp != stamp || $0.base == base }
+                kept.append(Built(stamp: stamp, base: base, files: files))
+                if kept.count > Self.keptBases { kept.removeFirst(kept.count - Self.keptBases) }
+            }
             return .success(files[path])
         } catch {
             return .failure(.init(status: 500, reason: "\(layout.manifestPath) does not read: \(error)"))

@@ -3,7 +3,8 @@ import GlossContract
 import GlossGeometry
 import GlossHTTP
 import GlossIndex
-import GlossServe
+import GlossPipeline
+@testable import GlossServe
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -73,6 +74,41 @@ struct EchoRoute: WriteRoute {
         // a writer and hold the thread (and this test) for good.
         #expect(mkfifo(batch.folder + "/pipe", 0o644) == 0)
         #expect(files.response(for: "/pipe").status == 404)
+    }
+}
+
+/// The served IIIF documents are kept for the last few URLs the server was named by: two
+/// viewers naming it differently do not rebuild them in turn on every request.
+@Suite struct IIIFDocumentsTests {
+    @Test func documentsUnderAnotherURLLeaveTheFirstURLsKept() throws {
+        let batch = try SyntheticBatch(pages: 1, text: ["a"])
+        var report = PageReport(source: "scans/page-0.png", pageIndex: 0, status: .ok, error: "")
+        report.error = nil
+        (report.width, report.height) = (1200, 1600)
+        func writePage() throws {
+            try FileManager.default.createDirectory(atPath: batch.folder + "/pages", withIntermediateDirectories: true)
+            try Data(try JSONOutput.encode(report)).write(to: URL(fileURLWithPath: batch.folder + "/pages/page-0.json"))
+        }
+        try writePage()
+        let settings = String(decoding: try JSONOutput.encode(AnnotationSettings()), as: UTF8.self)
+        let manifest = #"{"generator": "Gloss", "settings": \#(settings), "pages": [{"source": "scans/page-0.png", "pageIndex": 0,"#
+            + #" "id": "page-0", "status": "ok", "words": 0, "faces": 0, "outputs": {"json": "pages/page-0.json"}}]}"#
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: batch.folder + "/gloss.json"))
+        let documents = IIIFDocuments(folder: batch.folder)
+        func width(under base: String) throws -> Int? {
+            let bytes = try #require(try documents.document("iiif/manifest.json", base: base, search: ("s", "a")).get())
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            return ((json["items"] as? [[String: Any]])?.first)?["width"] as? Int
+        }
+        #expect(try width(under: "http://localhost:8000/") == 1200)
+        // The page changes without gloss.json changing: what is kept is served until it does.
+        report.width = 1300
+        try writePage()
+        #expect(try width(under: "http://127.0.0.1:8000/") == 1300, "built for the new URL")
+        #expect(try width(under: "http://localhost:8000/") == 1200, "the first URL's documents were kept")
+        // gloss.json changed (a run, a merge): everything is built again.
+        try Data((manifest + " ").utf8).write(to: URL(fileURLWithPath: batch.folder + "/gloss.json"))
+        #expect(try width(under: "http://localhost:8000/") == 1300)
     }
 }
 
