@@ -49,10 +49,31 @@ final class Database {
 
         /// How to read the database at `path`: immutable when its folder cannot be written, on
         /// read-only media or for want of the right (a batch of another user's), where reading
-        /// in WAL mode could not make its shared-memory file.
+        /// in WAL mode could not make its shared-memory file. Not while a run writes that other
+        /// user's batch (it holds the folder's `gloss.lock`): an immutable file that changes
+        /// reads wrong, and the run's write-ahead log and shared memory are there to read with.
         static func reading(_ path: String) -> Access {
-            let folder = (path as NSString).deletingLastPathComponent
-            return access(folder.isEmpty ? "." : folder, W_OK) != 0 && (errno == EROFS || errno == EACCES) ? .readOnlyMedia : .readOnly
+            let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+            let refusal = access(folder, W_OK) == 0 ? nil : errno
+            return reading(writeRefusal: refusal, beingWritten: { isBeingWritten(folder) })
+        }
+
+        /// The choice, from why the folder cannot be written (nil: it can) and whether a run
+        /// writes it now (asked only where it matters).
+        static func reading(writeRefusal: Int32?, beingWritten: () -> Bool) -> Access {
+            switch writeRefusal {
+            case EROFS?: .readOnlyMedia
+            case EACCES?: beingWritten() ? .readOnly : .readOnlyMedia
+            default: .readOnly
+            }
+        }
+
+        /// Whether a run holds the batch folder's lock (`FolderLock`, in the pipeline) now.
+        private static func isBeingWritten(_ folder: String) -> Bool {
+            let descriptor = open(folder + "/gloss.lock", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return false }
+            defer { close(descriptor) }
+            return flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
         }
     }
 

@@ -180,3 +180,19 @@ let archive = [
         #expect(try merged.index.integrityProblems().isEmpty)
     }
 }
+
+/// How a batch's database is opened for reading, decided from why its folder cannot be written.
+@Suite struct ReadingAccessTests {
+    @Test func onlyAFinishedBatchOfAnotherUsersIsReadImmutable() {
+        var asked = 0
+        let writing = { () -> Bool in asked += 1; return true }, finished = { () -> Bool in asked += 1; return false }
+        #expect(Database.Access.reading(writeRefusal: nil, beingWritten: writing) == .readOnly)
+        #expect(Database.Access.reading(writeRefusal: EROFS, beingWritten: writing) == .readOnlyMedia, "read-only media never change")
+        #expect(asked == 0, "the lock is asked only for another user's folder")
+        // Another user's batch: immutable only when no run writes it, which would change the file under it.
+        #expect(Database.Access.reading(writeRefusal: EACCES, beingWritten: finished) == .readOnlyMedia)
+        #expect(Database.Access.reading(writeRefusal: EACCES, beingWritten: writing) == .readOnly)
+        #expect(Database.Access.reading(writeRefusal: ENOENT, beingWritten: writing) == .readOnly)
+        #expect(asked == 2)
+    }
+}
