@@ -232,13 +232,46 @@ import Testing
         let lower = NormalizedRect(x: 0, y: 0.4, width: 1, height: 0.2)
         let word = RecognizedWord(text: "w", box: NormalizedRect(x: 0.2, y: 0.55, width: 0.1, height: 0.075), confidence: 90)
         let text = FakePage([Page.line([word])]).text
-        let assigned = WordAssignment(text: text, lines: [upper, lower], minimumShare: 0.5)
+        let assigned = WordAssignment(text: text, lines: [LineRegion(box: upper), LineRegion(box: lower)], minimumShare: 0.5)
         #expect(assigned.byLine.map(\.count) == [0, 1])
         #expect(assigned.outside.isEmpty)
         // Held by neither line for its greater part: outside.
-        let apart = WordAssignment(text: text, lines: [upper], minimumShare: 0.5)
+        let apart = WordAssignment(text: text, lines: [LineRegion(box: upper)], minimumShare: 0.5)
         #expect(apart.byLine.map(\.count) == [0])
         #expect(apart.outside.map(\.text) == ["w"])
+    }
+
+    /// Two parallel lines rising to the right, 0.05 of the page apart: near their right ends the
+    /// lower line's word lies wholly inside the upper line's upright box too. Held by the
+    /// quadrilaterals, it goes to its own line, not to the first whose box holds it.
+    @Test func aTiltedLinesNeighboursWordsStayWithTheirOwnLine() {
+        func tilted(rising from: Double) -> LineRegion {
+            // Bottom edge from (0.1, from) to (0.9, from + 0.1), 0.04 high: clockwise from the top left.
+            LineRegion(corners: [NormalizedPoint(x: 0.1, y: from + 0.04), NormalizedPoint(x: 0.9, y: from + 0.14),
+                                 NormalizedPoint(x: 0.9, y: from + 0.1), NormalizedPoint(x: 0.1, y: from)])
+        }
+        let upper = tilted(rising: 0.50), lower = tilted(rising: 0.45)
+        // Under x 0.80 to 0.88 the lower line's letters run from y 0.5375 to 0.5875.
+        let word = RecognizedWord(text: "pier", box: NormalizedRect(x: 0.8, y: 0.545, width: 0.08, height: 0.03), confidence: 95)
+        #expect(LineRegion(box: upper.box).share(of: word.box) > 0.999 && LineRegion(box: lower.box).share(of: word.box) > 0.999,
+                "both upright boxes hold the word wholly")
+        #expect(upper.share(of: word.box) == 0)
+        #expect(lower.share(of: word.box) > 0.8, "\(lower.share(of: word.box))")
+        let assigned = WordAssignment(text: FakePage([Page.line([word])]).text, lines: [upper, lower], minimumShare: 0.5)
+        #expect(assigned.byLine.map(\.count) == [0, 1])
+        // A level region shares as its box does, and a word of no area goes with its centre.
+        let level = LineRegion(box: NormalizedRect(x: 0.2, y: 0.2, width: 0.4, height: 0.1))
+        let half = NormalizedRect(x: 0.5, y: 0.22, width: 0.2, height: 0.05)
+        #expect(abs(level.share(of: half) - 0.5) < 1e-12)
+        #expect(upper.share(of: NormalizedRect(x: 0.5, y: 0.57, width: 0.1, height: 0)) == 1)
+        #expect(lower.share(of: NormalizedRect(x: 0.5, y: 0.57, width: 0.1, height: 0)) == 0)
+        // A square turned 45 degrees (a diamond of half-diagonal 0.1 about (0.5, 0.5)) holds half
+        // of the box its corners touch, and half of that box's top right quarter.
+        let diamond = LineRegion(corners: [NormalizedPoint(x: 0.5, y: 0.6), NormalizedPoint(x: 0.6, y: 0.5),
+                                           NormalizedPoint(x: 0.5, y: 0.4), NormalizedPoint(x: 0.4, y: 0.5)])
+        #expect(abs(diamond.share(of: NormalizedRect(x: 0.4, y: 0.4, width: 0.2, height: 0.2)) - 0.5) < 1e-12)
+        #expect(abs(diamond.share(of: NormalizedRect(x: 0.5, y: 0.5, width: 0.1, height: 0.1)) - 0.5) < 1e-12)
+        #expect(diamond.share(of: NormalizedRect(x: 0.6, y: 0.6, width: 0.1, height: 0.1)) == 0)
     }
 
     @Test func aDetectedLinesWordsRunAlongItsBaseline() throws {

@@ -56,7 +56,7 @@ public enum PlanExecution {
         guard let linePlan = plan.lines else {
             return PlannedReading(text: pageText, plan: plan, actions: [], rules: plan.rules, detected: signals.lines != nil)
         }
-        let assignment = WordAssignment(text: pageText, lines: linePlan.lines.map(\.box), minimumShare: policy.wordInLine)
+        let assignment = WordAssignment(text: pageText, lines: linePlan.lines.map(\.region), minimumShare: policy.wordInLine)
         let scale = policy.scale(of: plan.pageReader)
         let actions = zip(linePlan.lines, assignment.byLine).map { line, words in
             linePlan.action(for: LineEvidence(line: line, probabilities: words.map { scale.probability($0.confidence) }))

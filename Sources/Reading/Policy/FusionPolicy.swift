@@ -10,8 +10,9 @@ public struct FusionPolicy: Sendable, Equatable {
     /// decisions for `accurate` alone (4: `uprightLines`, a doubted way up settled by the lines;
     /// 5: `surePageLines` and `surePageText`, a sure page read by Tesseract alone; 6: the
     /// detector sized from the words Tesseract read surely, `fewestSizingWords`; 7: a sure word
-    /// outside the lines that the line reader read too kept once).
-    public var version = 7
+    /// outside the lines that the line reader read too kept once; 8: words held by the lines'
+    /// quadrilaterals, not the upright boxes around them).
+    public var version = 8
 
     /// A detected line whose Tesseract words' mean calibrated probability is under this is read
     /// by the neural reader too, and the reading of higher probability kept. Measured by
@@ -21,7 +22,7 @@ public struct FusionPolicy: Sendable, Equatable {
     /// the neural reader on every line and 0.893 / 0.908 for Tesseract alone.
     public var unsureLine = 0.96
 
-    /// A Tesseract word belongs to the detected line that holds the largest share of its box,
+    /// A Tesseract word belongs to the detected line whose quadrilateral holds the largest share of its box,
     /// when that share is at least this; else it lies outside every line. Half: a word is in
     /// the line that holds most of it (the simulation's `--min-share 0.5`, not swept).
     public var wordInLine = 0.5

@@ -45,6 +45,9 @@ public struct PageSignals: Sendable, Equatable {
 public struct LineSignals: Sendable, Equatable {
     /// The smallest upright box holding the line's quadrilateral, in the one currency.
     public var box: NormalizedRect
+    /// The detector's quadrilateral itself, in the one currency: what holds the line's words
+    /// (`WordAssignment`).
+    public var region: LineRegion
     /// The bottom edge of the line's letters, left to right as the line reads (after the
     /// classifier's turn), in the one currency.
     public var baseline: Baseline
@@ -61,8 +64,9 @@ public struct LineSignals: Sendable, Equatable {
     /// lines the classifier turns over).
     public var standsUpright: Bool { abs(angle) <= 45 && !isTurnedOver }
 
-    public init(box: NormalizedRect, baseline: Baseline, height: Double, angle: Double, isTurnedOver: Bool) {
+    public init(box: NormalizedRect, region: LineRegion? = nil, baseline: Baseline, height: Double, angle: Double, isTurnedOver: Bool) {
         self.box = box
+        self.region = region ?? LineRegion(box: box)
         self.baseline = baseline
         self.height = height
         self.angle = angle
@@ -85,7 +89,8 @@ public struct LineSignals: Sendable, Equatable {
         // The crop's corners run clockwise from its top left: its bottom edge is 3 to 2.
         let (start, end) = (corners[3], corners[2])
         let angle = atan2(start.y - end.y, end.x - start.x) * 180 / .pi
-        self.init(box: box, baseline: Baseline(start: NormalizedPoint(start, in: page), end: NormalizedPoint(end, in: page)),
+        self.init(box: box, region: LineRegion(corners: points),
+                  baseline: Baseline(start: NormalizedPoint(start, in: page), end: NormalizedPoint(end, in: page)),
                   height: Double(min(line.crop.raster.width, line.crop.raster.height)), angle: angle,
                   isTurnedOver: line.isTurnedOver)
     }
