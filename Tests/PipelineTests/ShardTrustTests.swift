@@ -156,6 +156,30 @@ struct PageIdentityTests {
                 && merge.standardError.contains(Fixtures.path("text/few-words.png")), "\(merge.standardError)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/merged/gloss.json"))
     }
+
+    /// Two shards each name their inputs' documents from what they alone know: two files of one
+    /// name in two folders, read by two shards, both take `documents/sans.png.txt`. The merge
+    /// refuses them, naming both inputs, where one document silently replaced the other.
+    @Test func twoInputsWithOneDocumentAreRefusedByAMergeNamingBoth() throws {
+        let scratch = try ScratchFolder()
+        var shards: [String] = [], sources: [String] = []
+        for folder in ["east", "west"] {
+            let source = scratch.path + "/\(folder)/sans.png"
+            try FileManager.default.createDirectory(atPath: scratch.path + "/\(folder)", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.path("text/sans.png"), toPath: source)
+            let shard = scratch.path + "/shard-\(folder)"
+            let run = try Gloss.run(["annotate", source, "-o", shard, "--no-faces", "-q", "--text", "fast", "--format", "json,txt"])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(try BatchTests.manifest(shard).pages.first?.outputs["documentText"] == "documents/sans.png.txt")
+            shards.append(shard)
+            sources.append(source)
+        }
+        let merge = try Gloss.run(["merge"] + shards + ["-o", scratch.path + "/merged"])
+        #expect(merge.status == 1, "\(merge.standardError)")
+        #expect(merge.standardError.contains("\(shards[1]): cannot merge: its documents/sans.png.txt is of \(sources[1])")
+                && merge.standardError.contains(sources[0]), "\(merge.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/merged/gloss.json"))
+    }
 }
 
 /// Cases 7 and 8 of issue 26: a shard names its pages and files, and nothing it names is

@@ -202,9 +202,13 @@ public enum BatchMerge {
     }
 
     /// Two sources with one page id, in two shards (or a shard and the batch merged into), are
-    /// two pages that one name cannot hold: the merge is refused, naming both.
+    /// two pages that one name cannot hold: the merge is refused, naming both. So are two
+    /// sources with one document (`documents/`: each input's PDF and text), which shards name
+    /// apart from each other, each from the inputs and earlier pages it knows: one would
+    /// replace the other.
     private static func checkDistinctIDs(of batches: [(folder: String, pages: [BatchIndex.ListedPage])]) throws {
         var owners: [String: (source: String, folder: String)] = [:]
+        var documentOwners: [String: (source: String, folder: String)] = [:]
         for (folder, pages) in batches {
             for page in pages {
                 if let owner = owners[page.name], owner.source != page.source {
@@ -212,6 +216,13 @@ public enum BatchMerge {
                                      + " of \(owner.source): two sources with one id cannot be merged (rename one of the files)")
                 }
                 owners[page.name] = (page.source, folder)
+                for (format, path) in page.outputs where DocumentFiles.keys.contains(format) {
+                    if let owner = documentOwners[path], owner.source != page.source {
+                        throw MergeError(folder: folder, reason: "its \(path) is of \(page.source), and in \(owner.folder) of"
+                                         + " \(owner.source): two inputs with one document cannot be merged (rename one of the files)")
+                    }
+                    documentOwners[path] = (page.source, folder)
+                }
             }
         }
     }
