@@ -81,3 +81,14 @@ import Testing
         }
     }
 }
+
+/// The running report (the whole manifest and front page, rewritten as pages finish) grows with
+/// the batch: it is spaced so that it takes at most a tenth of the recorder's time.
+@Suite struct RunningReportTests {
+    @Test func aSlowerRewriteWaitsLongerBeforeTheNext() {
+        #expect(BatchRecorder.rewriteGap(after: .milliseconds(15)) == .seconds(2), "a small batch: every two seconds")
+        #expect(BatchRecorder.rewriteGap(after: .milliseconds(200)) == .seconds(2))
+        #expect(BatchRecorder.rewriteGap(after: .milliseconds(900)) == .seconds(9))
+        #expect(BatchRecorder.rewriteGap(after: .seconds(3)) == .seconds(30), "at 100,000 pages: a tenth of the time")
+    }
+}

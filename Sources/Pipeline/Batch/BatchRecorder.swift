@@ -96,7 +96,19 @@ actor BatchRecorder {
     private var heldElsewhere: Set<String> = []
     private let earlier: EarlierPages
     private var lastWrite = ContinuousClock.now
+    /// The time from one running report's end to the next (`rewriteGap(after:)`).
+    private var rewriteGap = rewriteInterval
     private static let rewriteInterval = Duration.seconds(2)
+    /// The running report takes at most this share of the recorder's time: its rewrite grows
+    /// with the batch (the whole manifest and front page), and every page's record waits
+    /// behind it.
+    static let rewriteShare = 10
+
+    /// The gap before the next running report, after one that took `took`: two seconds, or ten
+    /// times as long as it took (at 100,000 pages a rewrite is about 160 MB).
+    static func rewriteGap(after took: Duration) -> Duration {
+        max(rewriteInterval, took * rewriteShare)
+    }
 
     init(layout: OutputLayout, settings: AnnotationSettings, fingerprint: String, fileCount: Int,
          earlier: EarlierPages = EarlierPages(), events: AsyncStream<BatchEvent>.Continuation?) throws {
@@ -191,11 +203,14 @@ actor BatchRecorder {
         } else {
             entriesByFile[index] = entries
         }
-        if ContinuousClock.now - lastWrite >= Self.rewriteInterval {
+        if ContinuousClock.now - lastWrite >= rewriteGap {
             // The running report is a convenience for someone watching: the journal and the
             // database already hold every finished page, and `complete` writes the report whole
-            // (and throws if it cannot). A failed rewrite is tried again two seconds later.
-            do { try writeRunningReport() } catch { lastWrite = .now }
+            // (and throws if it cannot). A failed rewrite is tried again after the gap.
+            let started = ContinuousClock.now
+            try? writeRunningReport()
+            lastWrite = .now
+            rewriteGap = Self.rewriteGap(after: lastWrite - started)
         }
     }
 
@@ -335,7 +350,6 @@ actor BatchRecorder {
     /// The manifest and the index as they stand, for someone watching the batch: every page
     /// still listed, those to be pruned too.
     private func writeRunningReport() throws {
-        lastWrite = .now
         let pages = listedPages(pruning: false), notStarted = self.notStarted
         let manifest = BatchManifest(generator: "Gloss \(glossVersion)", settings: settings, pages: pages,
                                      notStarted: notStarted > 0 ? notStarted : nil)

@@ -77,11 +77,13 @@ enum BatchReport {
             return
         }
         try AtomicFile.createDirectory(annotations)
-        let files = try IIIFBatch.documents(of: pages, in: layout.folder, base: base,
-                                            label: label ?? IIIFBatch.label(of: pages, folder: layout.folder),
-                                            languages: settings.recognition.languages)
-        for file in files { try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path) }
-        let written = Set(files.map { ($0.path as NSString).lastPathComponent })
+        // Written as they are made: a batch of 100,000 pages holds gigabytes of annotation pages.
+        var written = Set<String>()
+        try IIIFBatch.documents(of: pages, in: layout.folder, base: base, label: label ?? IIIFBatch.label(of: pages, folder: layout.folder),
+                                languages: settings.recognition.languages) { file in
+            try AtomicFile.write(file.bytes, to: layout.folder + "/" + file.path)
+            written.insert((file.path as NSString).lastPathComponent)
+        }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: annotations)) ?? []
         where !written.contains(name) && isAnnotationFile(name) {
             unlink(annotations + "/" + name)

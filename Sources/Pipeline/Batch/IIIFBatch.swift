@@ -13,10 +13,19 @@ public enum IIIFBatch {
     /// the batch in `folder` (the ones read, in order). `base` ends with a slash.
     public static func documents(of pages: [ManifestEntry], in folder: String, base: String, label: String,
                                  languages: [String], search: (service: String, autocomplete: String)? = nil) throws -> [BatchFile] {
+        var files: [BatchFile] = []
+        try documents(of: pages, in: folder, base: base, label: label, languages: languages, search: search) { files.append($0) }
+        return files
+    }
+
+    /// The same, each handed to `each` as it is made (a page's annotation pages, then the
+    /// manifest), so that a batch's are written without all of them in memory at once.
+    public static func documents(of pages: [ManifestEntry], in folder: String, base: String, label: String,
+                                 languages: [String], search: (service: String, autocomplete: String)? = nil,
+                                 each: (BatchFile) throws -> Void) throws {
         var presentation = IIIFPresentation(base: base, label: label, languages: languages)
         presentation.search = search
         var canvases: [IIIFPresentation.Canvas] = []
-        var files: [BatchFile] = []
         for entry in pages where entry.status == .ok {
             // A page whose JSON is gone or does not read has nothing to show; the next run reads it again.
             guard let json = entry.outputs["json"],
@@ -27,10 +36,10 @@ public enum IIIFBatch {
             }
             guard let (canvas, pageFiles) = try presentation.canvas(for: report, pageID: entry.id, image: image,
                                                                     outputs: entry.outputs) else { continue }
-            files += pageFiles
+            for file in pageFiles { try each(file) }
             canvases.append(canvas)
         }
-        return files + (try presentation.manifest(of: canvases))
+        for file in try presentation.manifest(of: canvases) { try each(file) }
     }
 
     /// What the manifest is called: the input file's name when every page comes from one,

@@ -122,6 +122,9 @@ struct EarlierRun: Sendable {
     private var entries: [PageKey: ManifestEntry] = [:]
     /// The pages in the order the earlier run listed them: its manifest's, then its journal's.
     private var order: [PageKey] = []
+    /// The same, by input: what `finishedPages(of:)` looks up for each input that cannot be
+    /// opened now (all of them, when a share is away), without a walk of every page each.
+    private var orderBySource: [String: [PageKey]] = [:]
 
     /// No earlier run.
     init() {}
@@ -142,7 +145,10 @@ struct EarlierRun: Sendable {
     }
 
     private mutating func insert(_ entry: ManifestEntry) {
-        if entries.updateValue(entry, forKey: entry.key) == nil { order.append(entry.key) }
+        if entries.updateValue(entry, forKey: entry.key) == nil {
+            order.append(entry.key)
+            orderBySource[entry.source, default: []].append(entry.key)
+        }
     }
 
     /// Every page the earlier run recorded, in its order.
@@ -187,7 +193,7 @@ struct EarlierRun: Sendable {
     /// there; empty unless every page it recorded of the input is so (a reading to keep whole
     /// when the input cannot be opened now).
     func finishedPages(of source: String, settingsHash: String, in layout: OutputLayout) -> [ManifestEntry] {
-        let pages = order.filter { $0.source == source }.compactMap { entries[$0] }
+        let pages = (orderBySource[source] ?? []).compactMap { entries[$0] }
         let whole = pages.allSatisfy { entry in
             entry.status == .ok && entry.settingsHash == settingsHash && !entry.outputs.isEmpty
                 && entry.outputs.allSatisfy { key, path in
