@@ -214,13 +214,10 @@ extension PageReport {
             // A word added where the page already holds one: the same word (a page read again
             // that now reads it, or the add sent twice) changes nothing; another word there is
             // for a retype, and an add replayed over it would put two words in one place.
-            let there = correction.new.map { page.wordIndex(matching: $0, hint: nil, excluding: [], policy: policy) }
-            if there.indices.allSatisfy({ index in there[index].map { page.words[$0].text == correction.new[index].text } ?? false }) {
-                return page
-            }
-            if let index = there.indices.first(where: { there[$0] != nil }), let held = there[index] {
-                throw .malformed(page: correction.page, reason: "'\(page.words[held].text)' is already at \(correction.new[index].box)"
-                                 + " (retype it instead)")
+            let held = correction.new.map { page.wordIndex(matching: $0, hint: nil, excluding: [], policy: policy).map { page.words[$0].text } }
+            if held == correction.new.map({ Optional($0.text) }) { return page }
+            if let index = held.firstIndex(where: { $0 != nil }), let text = held[index] {
+                throw .malformed(page: correction.page, reason: "'\(text)' is already at \(correction.new[index].box) (retype it instead)")
             }
         case .retype, .delete, .join, .split:
             break

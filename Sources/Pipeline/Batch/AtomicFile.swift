@@ -36,11 +36,6 @@ enum AtomicFile {
         }
     }
 
-    /// A name beside `path` no other writer picks (`TemporaryName`).
-    static func temporaryName(for path: String, _ kind: String = "tmp") -> String {
-        TemporaryName.beside(path, kind: kind)
-    }
-
     /// Writes all of `bytes` to an open descriptor, however the kernel splits the write.
     static func writeAll(_ bytes: [UInt8], to descriptor: Int32, naming path: String) throws {
         var written = 0
@@ -55,7 +50,7 @@ enum AtomicFile {
     /// Makes `path` as atomically from a file `body` writes at the temporary path it is given
     /// (a library that writes files by name, such as libqpdf).
     static func produce(_ path: String, _ body: (_ temporary: String) throws -> Void) throws {
-        let temporary = temporaryName(for: path)
+        let temporary = TemporaryName.beside(path)
         do {
             try body(temporary)
         } catch {
@@ -87,21 +82,15 @@ enum AtomicFile {
     }
 
     /// Removes the temporary files a killed run left behind in `folders`: only Gloss's own,
-    /// regular files named as `temporaryName` names them (a reader's `notes.tmp-2024-05` stays).
+    /// regular files named as `TemporaryName` names them (a reader's `notes.tmp-2024-05` stays).
     static func removeLeftovers(in folders: [String]) {
         for folder in folders {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isTemporary(name) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where TemporaryName.isTemporary(name) {
                 var info = stat()
                 guard lstat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
                 unlink(folder + "/" + name)
             }
         }
-    }
-
-    /// Whether `name` is one `temporaryName` makes, or `BatchIndex`'s repair, which names its
-    /// own the same way (`TemporaryName.isTemporary`).
-    static func isTemporary(_ name: String) -> Bool {
-        TemporaryName.isTemporary(name)
     }
 
     static func createDirectory(_ path: String) throws {

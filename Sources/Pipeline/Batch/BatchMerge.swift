@@ -246,7 +246,7 @@ public enum BatchMerge {
     private static func existingBatch(in output: String) throws -> ExistingBatch? {
         let batchFiles = records.union(["index.html", "pages", "documents", "data", "assets", IIIFPresentation.folder])
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-        let strangers = contents.filter { !batchFiles.contains($0) && !AtomicFile.isTemporary($0) }.sorted()
+        let strangers = contents.filter { !batchFiles.contains($0) && !TemporaryName.isTemporary($0) }.sorted()
         guard strangers.isEmpty else {
             throw MergeError(folder: output, reason: "holds files that are not a Gloss batch's (\(strangers.prefix(3).joined(separator: ", ")))"
                              + "; merge into an empty folder or into a batch")
@@ -342,7 +342,7 @@ public enum BatchMerge {
     private static func firstMissing(from aside: String, in target: String, below relative: String = "") -> String? {
         let folder = relative.isEmpty ? aside : aside + "/" + relative
         for entry in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
-            if relative.isEmpty && records.contains(entry) || AtomicFile.isTemporary(entry) { continue }
+            if relative.isEmpty && records.contains(entry) || TemporaryName.isTemporary(entry) { continue }
             let path = relative.isEmpty ? entry : relative + "/" + entry
             var info = stat(), there = stat()
             guard lstat(aside + "/" + path, &info) == 0 else { continue }
@@ -379,7 +379,7 @@ public enum BatchMerge {
         let files = FileManager.default
         let folder = relative.isEmpty ? target : target + "/" + relative
         for name in ((try? files.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
-            if relative.isEmpty && records.contains(name) || AtomicFile.isTemporary(name) { continue }
+            if relative.isEmpty && records.contains(name) || TemporaryName.isTemporary(name) { continue }
             let path = relative.isEmpty ? name : relative + "/" + name
             let source = target + "/" + path, destination = staging + "/" + path
             var info = stat(), there = stat()

@@ -145,7 +145,7 @@ struct DocumentFiles {
             if settings.pdfMode.stripsInvisibleText(text, kept: kept) { stripping.append(report.pageIndex) }
             if !kept, report.words.contains(where: { !$0.text.isEmpty }) { covered.append((report.pageIndex, report)) }
         }
-        let layer = AtomicFile.temporaryName(for: path, "tmp-layer")
+        let layer = TemporaryName.beside(path, kind: "tmp-layer")
         defer { unlink(layer) }
         if !covered.isEmpty {
             try AtomicFile.write(to: layer) { append in
