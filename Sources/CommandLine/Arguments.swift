@@ -138,7 +138,7 @@ struct ParsedArguments {
     /// A number of bytes: digits, with an optional K, M or G for KiB, MiB or GiB (`500M`, `2G`).
     func byteCount(_ long: String) throws -> Int? {
         guard let text = value(long) else { return nil }
-        let unit = text.last.flatMap { letter in Self.byteUnits.first { $0.letter == Character(letter.uppercased()) }?.size }
+        let unit = text.last.flatMap { letter in Self.byteUnits.first { String($0.letter) == letter.uppercased() }?.size }
         let digits = unit == nil ? Substring(text) : text.dropLast()
         guard let number = Int(digits), number > 0, number <= (1 << 40) / (unit ?? 1) else {
             throw UsageError("--\(long) takes a number of bytes, such as 500M or 2G, not '\(text)'")

@@ -7,12 +7,16 @@ extension PixelRect {
     ///
     /// Each edge is rounded on its own, so rectangles that share an edge in normalised space
     /// still share it in pixels.
+    ///
+    /// An edge far off the page (a damaged record's) stops a page's width or height beyond it,
+    /// and a NaN edge is taken as 0, so that a conversion never traps.
     public init(_ rect: NormalizedRect, in size: PixelSize) {
         let w = Double(size.width), h = Double(size.height)
-        let left = Int((rect.minX * w).rounded())
-        let right = Int((rect.maxX * w).rounded())
-        let top = Int(((1 - rect.maxY) * h).rounded())
-        let bottom = Int(((1 - rect.minY) * h).rounded())
+        func sane(_ value: Double) -> Double { value.isNaN ? 0 : min(max(value, -1), 2) }
+        let left = Int((sane(rect.minX) * w).rounded())
+        let right = Int((sane(rect.maxX) * w).rounded())
+        let top = Int(((1 - sane(rect.maxY)) * h).rounded())
+        let bottom = Int(((1 - sane(rect.minY)) * h).rounded())
         self.init(x: left, y: top, width: right - left, height: bottom - top)
     }
 }

@@ -9,7 +9,11 @@ public enum DecimalText {
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e15 else { return String(Int64(value.rounded())) }
+        guard scaled < 9.0e15 else {
+            // Whole at this size; past Int64 (a damaged record's), Swift's own shortest form,
+            // which reads the same everywhere ("1e+19").
+            return abs(value) < 9.0e18 ? String(Int64(value.rounded())) : value.rounded().description
+        }
         let units = Int64(scaled)
         let whole = units / Int64(scale)
         var fraction = units % Int64(scale)

@@ -380,8 +380,13 @@ public struct PDFTextLayer: Sendable, Equatable {
                 endWord()
             } else {
                 word.unicodeScalars.append(character)
-                let x1 = min(rectangle.x1, rectangle.x2), x2 = max(rectangle.x1, rectangle.x2)
-                let y1 = min(rectangle.y1, rectangle.y2), y2 = max(rectangle.y1, rectangle.y2)
+                // Cut to the page: a font a hundred quintillion points tall (any number a
+                // content stream states) gives boxes of infinite or NaN size, and nothing off
+                // the page is seen anyway.
+                func onPage(_ value: Double, _ limit: Double) -> Double { value.isNaN ? 0 : min(max(value, 0), limit) }
+                let (ax, bx) = (onPage(rectangle.x1, page.width), onPage(rectangle.x2, page.width))
+                let (ay, by) = (onPage(rectangle.y1, page.height), onPage(rectangle.y2, page.height))
+                let x1 = min(ax, bx), x2 = max(ax, bx), y1 = min(ay, by), y2 = max(ay, by)
                 box = box.map { (min($0.x1, x1), min($0.y1, y1), max($0.x2, x2), max($0.y2, y2)) } ?? (x1, y1, x2, y2)
             }
         }

@@ -106,6 +106,10 @@ enum Schema {
     @discardableResult
     static func check(_ database: Database) throws -> Int {
         let version = try database.userVersion
+        guard version >= 0 else {
+            throw IndexError(path: database.path, operation: "open",
+                             message: "damaged: its schema version is \(version), below any Gloss writes", code: 0)
+        }
         guard version <= migrations.count else {
             throw IndexError(path: database.path, operation: "open",
                              message: "written by a newer Gloss (schema \(version); this one knows \(migrations.count))",

@@ -55,7 +55,8 @@ struct HOCRDocument {
                     out += "<span class=\"ocr_line\" id=\"line_\(number)_\(counts.line)\" title=\"\(bbox(line.line.box))\(baseline)\">"
                     for word in line.words {
                         counts.word += 1
-                        let confidence = Int(word.confidence.rounded())
+                        // hOCR's x_wconf is a whole percentage; a damaged record's is cut to one.
+                        let confidence = word.confidence.isNaN ? 0 : Int(min(max(word.confidence, 0), 100).rounded())
                         out += "\n<span class=\"ocrx_word\" id=\"word_\(number)_\(counts.word)\" title=\"\(bbox(word.box)); x_wconf \(confidence)\">"
                             + escape(word.text) + "</span>"
                     }

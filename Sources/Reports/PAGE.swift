@@ -86,9 +86,10 @@ struct PAGEDocument {
         return "<Coords points=\"\(left),\(top) \(right),\(top) \(right),\(bottom) \(left),\(bottom)\"/>\n"
     }
 
-    /// PAGE's points are whole, non-negative pixels.
+    /// PAGE's points are whole, non-negative pixels (a damaged record's cut to a billion).
     private func point(_ x: Double, _ y: Double) -> String {
-        "\(max(0, Int(x.rounded()))),\(max(0, Int(y.rounded())))"
+        func whole(_ value: Double) -> Int { value.isNaN ? 0 : Int(min(max(value, 0), 1e9).rounded()) }
+        return "\(whole(x)),\(whole(y))"
     }
 
     private func textEquiv(_ text: String, confidence: Double?, comments: String? = nil) -> String {

@@ -40,6 +40,16 @@ struct ConversionTests {
         #expect(PixelRect(normalized, in: size) == empty)
     }
 
+    /// A damaged record's box (a PDF's text drawn 1e20 points tall, a JSON edited by hand)
+    /// trapped in `Int(_:)`; its edges now stop a page beyond the page.
+    @Test func aBoxOfNaNOrInfiniteEdgesConvertsWithoutTrapping() {
+        let size = PixelSize(width: 100, height: 50)
+        let huge = PixelRect(NormalizedRect(x: 0.5, y: -1e300, width: .infinity, height: 1e308), in: size)
+        #expect(huge == PixelRect(x: 50, y: -50, width: 150, height: 150), "\(huge)")
+        let nan = PixelRect(NormalizedRect(x: .nan, y: 0.5, width: 0.25, height: 0.5), in: size)
+        #expect(nan == PixelRect(x: 0, y: 0, width: 0, height: 25), "\(nan)")
+    }
+
     @Test func adjacentRectanglesShareTheirEdgeInPixels() {
         // Thirds do not land on whole pixels; rounding each edge keeps the tiles gap-free.
         let size = PixelSize(width: 100, height: 100)

@@ -82,6 +82,12 @@ struct PDFTests {
         let marked = PDFTextLayer(text: "\u{202B}ab\u{202C} \u{200F}c\n", boxes: Array(repeating: (0, 0, 1, 1), count: 5),
                                   page: (10, 10))
         #expect(marked.lines.map { $0.map(\.text) } == [["ab", "c"]])
+        // A font a hundred quintillion points tall, or one whose size overflows: the boxes are
+        // cut to the page, never infinite or NaN.
+        let tall = PDFTextLayer(text: "x y", boxes: [(10, -1e21, 20, 1e21), (0, 0, 0, 0), (.nan, 5, .infinity, -.infinity)],
+                                page: (100, 200))
+        #expect(tall.lines.flatMap { $0.map(\.box) } == [NormalizedRect(x: 0.1, y: 0, width: 0.1, height: 1),
+                                                        NormalizedRect(x: 0, y: 0.975, width: 1, height: 0.025)])
     }
 
     /// Broken PDFs and what their error must say; all are refused on opening.

@@ -154,6 +154,15 @@ let archive = [
         }
     }
 
+    /// A flipped top bit in the header's version: `migrate` took it and trapped on a negative count.
+    @Test func anIndexOfANegativeVersionIsRefusedAsDamaged() throws {
+        let scratch = try ScratchIndex()
+        try scratch.index.database.execute("PRAGMA user_version = -2147483647", operation: "test")
+        #expect { try BatchIndex(folder: scratch.folder, create: false) } throws: { error in
+            (error as? IndexError)?.description.contains("damaged: its schema version is -2147483647") == true
+        }
+    }
+
     @Test func aMissingIndexIsATypedErrorNamingTheFile() throws {
         #expect { try BatchIndex(folder: "/nonexistent/batch", create: false) } throws: { error in
             (error as? IndexError)?.path == "/nonexistent/batch/gloss.sqlite"

@@ -95,6 +95,16 @@ import Testing
         #expect(GlossCommand.searchCommand.help.contains("(default: \(GlossCommand.defaultSearchLimit))"))
     }
 
+    /// `ß` upper-cases to two letters, which `Character(_:)` took as one and trapped on.
+    @Test func aSizeEndingInALetterThatUppercasesToTwoIsRefused() throws {
+        for text in ["500ß", "2ﬀ"] {
+            let parsed = try ParsedArguments(["--max-file-size", text], options: Self.annotate.options)
+            #expect(throws: UsageError.self) { try parsed.byteCount("max-file-size") }
+        }
+        let parsed = try ParsedArguments(["--max-file-size", "2g"], options: Self.annotate.options)
+        #expect(try parsed.byteCount("max-file-size") == 2 << 30)
+    }
+
     @Test func flattenIsListedInTheHelpAndTheError() throws {
         let line = try Self.helpLine("prepare", in: Self.annotate.help)
         let error = try #require(Self.refusal(["--prepare", "straighten"]))

@@ -242,6 +242,14 @@ struct DoubtfulOrientationTests {
         #expect(PagePreparer.levellingSkew(of: [blank], turnedBy: 0) == 0)
     }
 
+    /// Levelled, a 150,000 by 120 pixel strip skewed 3 degrees would hold 1.2 billion pixels.
+    @Test func aLongStripIsNotLevelledButAPageIs() {
+        #expect(!PagePreparer.levellingFits(PixelSize(width: 150_000, height: 120), skew: 3, quarterTurns: 0))
+        #expect(!PagePreparer.levellingFits(PixelSize(width: 120, height: 150_000), skew: -3, quarterTurns: 1))
+        #expect(PagePreparer.levellingFits(PixelSize(width: 2480, height: 3508), skew: 10, quarterTurns: 0))
+        #expect(PagePreparer.levellingFits(PixelSize(width: 150_000, height: 120), skew: 0, quarterTurns: 1))
+    }
+
     @Test("a real photographed page the detector is unsure of reads upright by its rows, its boxes on the turned input",
           arguments: [1])
     func aRealPageIsStoodUp(turns: Int) async throws {

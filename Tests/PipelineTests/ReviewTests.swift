@@ -2,7 +2,7 @@ import Foundation
 import GlossContract
 import GlossGeometry
 import GlossImaging
-import GlossPipeline
+@testable import GlossPipeline
 import GlossReading
 import GlossTestSupport
 import Testing
@@ -140,6 +140,29 @@ struct ReviewTests {
     @Test func aBlankPageHasNoInk() {
         let blank = InkCoverage(page: Raster(width: 800, height: 600, layout: .gray, filledWith: 250), words: [])
         #expect(blank.inkPixels == 0 && !blank.isSuspect && blank.review.uncoveredInk == 0)
+    }
+
+    /// A strip thinner than its reduction factor (150,000 by 120 pixels) came back whole from
+    /// the working copy, and its 18 million pixels of paper overflowed the 32-bit sums.
+    @Test func aLongStripIsMeasuredSmall() {
+        var pixels = [UInt8](repeating: 240, count: 150_000 * 120)
+        for y in 40..<80 { for x in 70_000..<70_600 { pixels[y * 150_000 + x] = 20 } }
+        let strip = Raster(width: 150_000, height: 120, layout: .gray, pixels: pixels)
+        let small = InkCoverage.workingCopy(of: strip)
+        #expect(small.width == 1000 && small.height == 1, "\(small.width) x \(small.height)")
+        #expect(small.pixels[466] < small.pixels[100], "the mark is darker in the copy")
+        // One block high is too thin to measure: no ink, and no trap.
+        #expect(InkCoverage(page: strip, words: []).inkPixels == 0)
+    }
+
+    /// A grey page larger than 2^32 / 255 pixels: its rectangle sums pass 32 bits.
+    @Test func theInkOfAPageBeyondThirtyTwoBitSumsIsFound() {
+        var pixels = [UInt8](repeating: 250, count: 4_200 * 4_200)
+        for y in 4_000..<4_030 { for x in 4_000..<4_100 { pixels[y * 4_200 + x] = 10 } }
+        let page = Raster(width: 4_200, height: 4_200, layout: .gray, pixels: pixels)
+        let ink = InkCoverage.ink(in: page)
+        #expect(ink[4_015 * page.width + 4_050] == 1 && ink[100 * page.width + 100] == 0)
+        #expect(ink.reduce(0) { $0 + Int($1) } <= 30 * 100)
     }
 
     @Test func theFlagReachesThePageJSONTheManifestTheIndexAndTheSummary() throws {

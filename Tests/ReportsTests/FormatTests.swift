@@ -23,6 +23,23 @@ struct FormatTests {
         try SamplePage.expectGolden(try Self.rendered(format), "sample." + format.fileExtension)
     }
 
+    /// A page JSON damaged or edited by hand (read back by a resumed run or a correction):
+    /// confidences and edges past Int64 (JSON holds no NaN) render in every format without trapping.
+    @Test func aDamagedRecordRendersInEveryFormat() throws {
+        let far = NormalizedRect(x: 0.1, y: -1e300, width: .infinity, height: 1e30)
+        let line = TextLine(box: far, baseline: Baseline(start: NormalizedPoint(x: -1e25, y: 1e300), end: NormalizedPoint(x: 1e25, y: 0.5)),
+                            words: [RecognizedWord(text: "huge", box: far, confidence: 1e19),
+                                    RecognizedWord(text: "low", box: SamplePage.box(10, 10, 20, 10), confidence: -1e19)])
+        let text = RecognizedText(blocks: [TextBlock(box: far, paragraphs: [TextParagraph(box: far, lines: [line])])])
+        let report = PageReport(source: "damaged.png", pageIndex: 0, size: SamplePage.size, text: text, faces: [],
+                                timings: StageTimings())
+        for format in OutputFormat.allCases where format.isText {
+            #expect(try !Self.rendered(format, report: report).isEmpty, "\(format)")
+        }
+        let hocr = String(decoding: try Self.rendered(.hocr, report: report), as: UTF8.self)
+        #expect(hocr.contains("x_wconf 100\">huge") && hocr.contains("x_wconf 0\">low"), "\(hocr)")
+    }
+
     @Test func combinedDocumentsMatchTheirGoldenFiles() throws {
         let pages = [SamplePage.report(source: "scans/book.tif", pageIndex: 0),
                      SamplePage.report(source: "scans/book.tif", pageIndex: 1)]

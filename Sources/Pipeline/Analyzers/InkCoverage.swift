@@ -96,29 +96,31 @@ public struct InkCoverage: Sendable, Equatable {
     }
 
     /// The page in grey, each pixel the mean of a whole block of the original, blocks chosen so
-    /// the longest side is at most `workingSide`: one pass in integers over the page.
+    /// the longest side is at most `workingSide`: one pass in integers over the page. A block
+    /// is never taller or wider than the page, so a strip narrower than its factor (150,000 by
+    /// 120 pixels) still comes out small, one block high.
     static func workingCopy(of page: Raster) -> Raster {
         let grey = page.layout == .gray ? page : page.grayscale()
         let factor = (max(grey.width, grey.height) + workingSide - 1) / workingSide
-        guard factor > 1 else { return grey }
-        let width = grey.width / factor, height = grey.height / factor
-        guard width > 0, height > 0 else { return grey }
+        guard factor > 1, grey.width > 0, grey.height > 0 else { return grey }
+        let across = min(factor, grey.width), down = min(factor, grey.height)
+        let width = grey.width / across, height = grey.height / down
         // Each block row's columns summed down first (a loop the compiler vectorises), then
         // each block's columns summed across.
         var columns = [UInt32](repeating: 0, count: grey.width)
         var output = [UInt8](repeating: 0, count: width * height)
-        let area = UInt32(factor * factor)
+        let area = UInt32(across * down)
         grey.pixels.withUnsafeBufferPointer { source in
             columns.withUnsafeMutableBufferPointer { sums in
                 for row in 0..<height {
                     for x in 0..<sums.count { sums[x] = 0 }
-                    for y in row * factor..<(row + 1) * factor {
+                    for y in row * down..<(row + 1) * down {
                         let line = source.baseAddress! + y * grey.width
                         for x in 0..<sums.count { sums[x] &+= UInt32(line[x]) }
                     }
                     for i in 0..<width {
                         var sum: UInt32 = 0
-                        for k in i * factor..<(i + 1) * factor { sum &+= sums[k] }
+                        for k in i * across..<(i + 1) * across { sum &+= sums[k] }
                         output[row * width + i] = UInt8((sum + area / 2) / area)
                     }
                 }
@@ -145,7 +147,9 @@ public struct InkCoverage: Sendable, Equatable {
         let (width, height) = (grey.width, grey.height)
         let stride = width + 1
         let radius = max(7, max(width, height) / 30)
-        // Sums of every rectangle from the top left corner, a row and a column of zeros ahead.
+        // Sums of every rectangle from the top left corner, a row and a column of zeros ahead,
+        // kept modulo 2^32: a window's sum, taken by wrapping differences, is right whenever
+        // the window itself holds less than 2^32, whatever the size of the page.
         var sums = [UInt32](repeating: 0, count: stride * (height + 1))
         var ink = [UInt8](repeating: 0, count: width * height)
         grey.pixels.withUnsafeBufferPointer { pixels in
@@ -153,8 +157,8 @@ public struct InkCoverage: Sendable, Equatable {
                 for y in 0..<height {
                     var row: UInt32 = 0
                     for x in 0..<width {
-                        row += UInt32(pixels[y * width + x])
-                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + row
+                        row &+= UInt32(pixels[y * width + x])
+                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] &+ row
                     }
                 }
             }
@@ -165,7 +169,7 @@ public struct InkCoverage: Sendable, Equatable {
                         let top = sums.baseAddress! + y0 * stride, bottom = sums.baseAddress! + y1 * stride
                         for x in 0..<width {
                             let x0 = max(0, x - radius), x1 = min(width, x + radius + 1)
-                            let total = Int(bottom[x1]) + Int(top[x0]) - Int(top[x1]) - Int(bottom[x0])
+                            let total = Int(bottom[x1] &+ top[x0] &- top[x1] &- bottom[x0])
                             // mean - value >= contrast, without a division per pixel.
                             let area = (x1 - x0) * (y1 - y0)
                             ink[y * width + x] = total - (Int(pixels[y * width + x]) + contrast) * area >= 0 ? 1 : 0

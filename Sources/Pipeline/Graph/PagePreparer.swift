@@ -179,13 +179,23 @@ final class PagePreparer {
         return 0
     }
 
+    /// Whether a page of `size` levelled by `skew` holds at most twice its pixels. A long strip
+    /// grows by its length times the sine of the skew on its short side (150,000 by 120
+    /// pixels at 3 degrees would be 1.2 billion), so it stays as it came; a page at 10 degrees
+    /// grows by a third.
+    static func levellingFits(_ size: PixelSize, skew: Double, quarterTurns: Int) -> Bool {
+        skew == 0 || PageTransform(quarterTurns: quarterTurns, skew: skew, inputSize: size).preparedSize.pixelCount
+            <= 2 * size.pixelCount
+    }
+
     /// The page turned by `rotation` and levelled when its lines are measured off level.
     private func levelled(_ page: DecodedPage, rotation: Int, doubt: DoubtfulOrientation?, inks: [InkPage],
                           record: PagePreparation, clock: ContinuousClock, levelling: Bool) -> Prepared {
         var record = record
         let raster = page.raster
         let started = clock.now
-        let skew = levelling ? Self.levellingSkew(of: inks, turnedBy: rotation / 90) : 0
+        var skew = levelling ? Self.levellingSkew(of: inks, turnedBy: rotation / 90) : 0
+        if !Self.levellingFits(raster.size, skew: skew, quarterTurns: rotation / 90) { skew = 0 }
         var doubt = doubt
         // A page that may lie on its side has lines standing as it came, which measure no skew:
         // it is measured stood up too, so that its second reading is levelled as a page the
