@@ -269,8 +269,9 @@ public struct IIIFPresentation: Sendable {
         }
         switch kind {
         case .lines:
+            // A line whose words were all deleted by a reviewer has nothing to say.
             return report.lines.enumerated().compactMap { index, line in
-                annotation(index + 1, box: line.box, motivation: "supplementing", body: textBody(line.text),
+                line.text.isEmpty ? nil : annotation(index + 1, box: line.box, motivation: "supplementing", body: textBody(line.text),
                            extra: ["textGranularity": "line"])
             }
         case .words:

@@ -138,6 +138,41 @@ struct CorrectionBatchTests {
     /// The offline path on a two-page TIFF: `gloss correct` applies an exported file, the
     /// combined hOCR and the file's PDF hold it; then `--force` keeps it, and lists one that no
     /// longer matches; `--discard-corrections` drops them, and a later run applies none.
+    /// The IIIF manifest names each page's kinds of annotation page: a page whose every word
+    /// is deleted loses its words and lines pages there and on disk, and gets them back with
+    /// its first word added, the other page's left as they were.
+    @Test func aPageEmptiedOrFilledChangesTheIIIFManifest() async throws {
+        let batch = try Batch(["text/few-words.png", "text/sans.png"])
+        let entry = try batch.entry("text/few-words.png"), other = try batch.entry("text/sans.png")
+        let (id, words) = (entry.id, try batch.report(entry).words.count)
+        try #require(words > 0)
+        let annotations = "iiif/annotations/\(id)-words.json", lines = "iiif/annotations/\(id)-lines.json"
+        #expect(try batch.text("iiif/manifest.json").contains(annotations.dropFirst(5)))
+        let otherPage = try batch.text("iiif/annotations/\(other.id)-words.json")
+
+        let open = try await CorrectableBatch.open(batch.folder)
+        var (page, version) = try open.page(id)
+        var deletions: [Correction] = []
+        for _ in 0..<words {
+            let deletion = try Correction.delete(0, on: page, page: id, by: "Ana", at: Self.at)
+            deletions.append(deletion)
+            page = try page.applying(deletion)
+        }
+        let emptied = try Corrections.apply(deletions, to: id, batch: open, version: version)
+        #expect(emptied.notRewritten.isEmpty, "\(emptied.notRewritten)")
+        #expect(!FileManager.default.fileExists(atPath: batch.folder + "/" + annotations))
+        #expect(!FileManager.default.fileExists(atPath: batch.folder + "/" + lines))
+        #expect(try !batch.text("iiif/manifest.json").contains("\(id)-words.json"))
+        #expect(try batch.text("iiif/annotations/\(other.id)-words.json") == otherPage)
+
+        version = emptied.version
+        let added = try Corrections.apply([Correction.add("Gloss", box: PixelRect(x: 10, y: 10, width: 80, height: 30), page: id,
+                                                          by: "Ana", at: Self.at)], to: id, batch: open, version: version)
+        #expect(added.notRewritten.isEmpty, "\(added.notRewritten)")
+        #expect(try batch.text(annotations).contains("\"Gloss\""))
+        #expect(try batch.text("iiif/manifest.json").contains("\(id)-words.json"))
+    }
+
     @Test func anExportedFileAppliesAndAReRunKeepsIt() throws {
         let batch = try Batch(["text/two-pages.tif"])
         let entry = try batch.entry("text/two-pages.tif", page: 1)

@@ -287,7 +287,11 @@ private struct PageState {
             // Every page of the input, whether or not its PDF combines them.
             derive(Array(DocumentFiles.sidecar(everyPage).utf8), text)
         }
-        // The IIIF annotations are written only under a base URL (`BatchReport.writeIIIF`).
+        // The IIIF annotations are written only under a base URL (`BatchReport.writeIIIF`). The
+        // manifest names each page's kinds of annotation page: when a correction empties one
+        // (every word deleted) or fills one (the first word added), the manifest and the
+        // annotation pages are made again from every page, as a run makes them.
+        var iiifChanged = false
         if let iiif = settings.iiif, iiif.base != nil {
             let presentation = IIIFPresentation(base: iiif.base, label: (layout.folder as NSString).lastPathComponent,
                                                 languages: settings.recognition.languages)
@@ -295,7 +299,12 @@ private struct PageState {
                 BatchReport.pictureSize(of: layout.folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
             }
             do {
-                for file in try presentation.canvas(for: report, pageID: id, image: image)?.files ?? [] { derive(file.bytes, file.path) }
+                let made = try presentation.canvas(for: report, pageID: id, image: image, outputs: entry.outputs)
+                let had = IIIFPresentation.AnnotationKind.allCases.filter {
+                    FileManager.default.fileExists(atPath: layout.folder + "/" + IIIFPresentation.annotationPath($0, pageID: id))
+                }
+                iiifChanged = Set(made?.canvas.annotations ?? []) != Set(had)
+                if !iiifChanged { for file in made?.files ?? [] { derive(file.bytes, file.path) } }
             } catch {
                 notRewritten.append("\(IIIFPresentation.annotationsFolder): \(error)")
             }
@@ -317,6 +326,14 @@ private struct PageState {
             try BatchReport.writeIndex(of: manifest.pages, notStarted: manifest.notStarted ?? 0, into: layout)
         } catch {
             notRewritten.append("the batch's records (its index, gloss.json, index.html), which are behind the page: \(error)")
+        }
+        if iiifChanged {
+            do {
+                try BatchReport.writeIIIF(of: manifest.pages, settings: settings, into: layout)
+                rewritten.append(IIIFPresentation.manifestPath)
+            } catch {
+                notRewritten.append("\(IIIFPresentation.folder): \(error)")
+            }
         }
         self.report = report
         return AppliedCorrections(page: id, version: Corrections.version(ofPageJSON: json), report: report, rewritten: rewritten,
