@@ -66,6 +66,9 @@ public enum GlossCommand {
         } catch let error as ForeignFolderError {
             printError("gloss: \(error)")
             return 2
+        } catch let error as UnreadableManifestError {
+            printError("gloss: \(error)")
+            return 2
         } catch let error as QueryError {
             printError("gloss: \(error)")
             return 2

@@ -280,7 +280,7 @@ private struct BatchSetup: Sendable {
             return
         }
         AtomicFile.removeLeftovers(in: [layout.folder, layout.pagesFolder] + layout.documentFolders)
-        earlier = EarlierRun(layout: layout)
+        earlier = try EarlierRun(layout: layout)
         documentNames = DocumentNames(sources: collection.map(\.path), earlier: earlier.pages)
         let recorded = earlier.pages
         let reading = Set(files.map(\.path))

@@ -129,18 +129,36 @@ struct EarlierRun: Sendable {
     /// No earlier run.
     init() {}
 
-    init(layout: OutputLayout) {
-        // A manifest that does not read (another program's file, a newer Gloss) finishes
-        // nothing: its pages are read again, which costs time and loses nothing.
-        if let data = FileManager.default.contents(atPath: layout.manifestPath),
-           let manifest = try? JSONDecoder().decode(BatchManifest.self, from: data) {
-            for entry in manifest.pages { insert(entry) }
+    /// Throws when the batch's `gloss.json` is there and does not read (a newer Gloss's, or
+    /// damaged): taken as no earlier run, its inputs not named now would leave the batch's
+    /// records and their files be left behind, so the run is refused instead.
+    init(layout: OutputLayout) throws(UnreadableManifestError) {
+        if let data = FileManager.default.contents(atPath: layout.manifestPath) {
+            do {
+                for entry in try JSONDecoder().decode(BatchManifest.self, from: data).pages { insert(entry) }
+            } catch {
+                throw UnreadableManifestError(path: layout.manifestPath, cause: Self.cause(of: error))
+            }
         }
         if let journal = FileManager.default.contents(atPath: layout.journalPath) {
             // A run killed mid-write leaves a partial last line; it does not decode and is skipped.
             for line in journal.split(separator: UInt8(ascii: "\n")) {
                 if let entry = try? JSONDecoder().decode(ManifestEntry.self, from: Data(line)) { insert(entry) }
             }
+        }
+    }
+
+    /// A decoding error in a sentence: what was wrong and where in the file.
+    private static func cause(of error: Error) -> String {
+        func place(_ path: [CodingKey]) -> String {
+            path.isEmpty ? "" : " at " + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error as? DecodingError {
+        case .dataCorrupted(let context): return "it is not JSON Gloss reads (\(context.debugDescription))\(place(context.codingPath))"
+        case .keyNotFound(let key, let context): return "it has no \(key.stringValue)\(place(context.codingPath))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "\(context.debugDescription)\(place(context.codingPath))"
+        default: return String(describing: error)
         }
     }
 
@@ -189,18 +207,18 @@ struct EarlierRun: Sendable {
     /// its input's document is written from all its pages' reports, and a run killed between the
     /// two leaves them missing; the document is written again from the reports when every page
     /// of the input is skipped, so the pages need not be read again for it.
-    /// The pages of `source` the earlier run finished with `settingsHash`, whose files are all
-    /// there; empty unless every page it recorded of the input is so (a reading to keep whole
-    /// when the input cannot be opened now).
-    func finishedPages(of source: String, settingsHash: String, in layout: OutputLayout) -> [ManifestEntry] {
-        let pages = (orderBySource[source] ?? []).compactMap { entries[$0] }
-        let whole = pages.allSatisfy { entry in
-            entry.status == .ok && entry.settingsHash == settingsHash && !entry.outputs.isEmpty
+    /// The pages of `source` the earlier run read, whose files are all there: the reading
+    /// kept when the input cannot be opened now (a share away, a server's 503), under whatever
+    /// settings it was made, rather than a failure written over good pages. Its failed pages
+    /// are left out: they are read when the input can be opened again, as are the pages a
+    /// run under other settings than `settingsHash` kept.
+    func finishedPages(of source: String, in layout: OutputLayout) -> [ManifestEntry] {
+        (orderBySource[source] ?? []).compactMap { entries[$0] }.filter { entry in
+            entry.status == .ok && !entry.outputs.isEmpty
                 && entry.outputs.allSatisfy { key, path in
                     DocumentFiles.keys.contains(key) || FileManager.default.fileExists(atPath: layout.folder + "/" + path)
                 }
         }
-        return whole ? pages : []
     }
 
     func finished<Engine>(_ key: PageKey, id: String, inputHash: String, settingsHash: String, in layout: OutputLayout,
@@ -220,5 +238,17 @@ struct EarlierRun: Sendable {
         } catch {
             return nil
         }
+    }
+}
+
+/// A batch whose `gloss.json` is there but does not read: written by a newer Gloss, or
+/// damaged. A run into it is refused, so that no earlier page is forgotten with its files left.
+public struct UnreadableManifestError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var cause: String
+
+    public var description: String {
+        "\(path): the batch's record does not read: \(cause). Written by a newer Gloss, or damaged: run that Gloss,"
+            + " or move the folder aside and write a new batch"
     }
 }

@@ -88,7 +88,7 @@ struct PageGraph: Sendable {
             // An input an earlier run finished keeps that reading: its pages are skipped, and
             // the batch says why, rather than writing a failure over good pages (a server's
             // 503, a share that is away, the time running out while it is fetched).
-            if let earlier = batch.earlier, case let kept = earlier.finishedPages(of: path, settingsHash: batch.settingsHash, in: batch.layout),
+            if let earlier = batch.earlier, case let kept = earlier.finishedPages(of: path, in: batch.layout),
                !kept.isEmpty {
                 for entry in kept { await batch.recorder.skip(entry, report: nil, position: position) }
                 await batch.recorder.note(.inputKept(source: path, reason: String(describing: error), pages: kept.count))
@@ -111,6 +111,31 @@ struct PageGraph: Sendable {
 
         let pageCount = file.image.pageCount
         let documentLinks = DocumentFiles.links(name: batch.documents.name(for: path), formats: graphs.settings.formats)
+        let combines = pageCount > 1 && graphs.settings.formats.contains(where: \.combines)
+        // What an earlier run finished of the file, page by page.
+        var finishedPages = [(entry: ManifestEntry, report: PageReport?)?](repeating: nil, count: pageCount)
+        if let earlier = batch.earlier {
+            for index in 0..<pageCount where !Task.isCancelled {
+                let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
+                finishedPages[index] = await graphs.borrowing { graph in
+                    await earlier.finished(PageKey(source: path, pageIndex: index), id: id, inputHash: file.hash,
+                                           settingsHash: batch.settingsHash, in: batch.layout, on: graph.worker.image)
+                }
+            }
+        }
+        // The file's documents are made from every page's report. A page kept without one (the
+        // batch writes no JSON) is read again when they must be written: a page of the file is
+        // read now, or one of them is missing or older than the pages.
+        if combines || !documentLinks.isEmpty, finishedPages.contains(where: { $0 != nil && $0?.report == nil }) {
+            let id = pageIdentifier(source: path, pageIndex: 0, pageCount: 1)
+            let whole = Array(Set(documentLinks.values)) + graphs.settings.formats.filter { combines && $0.combines }
+                .map { "pages/" + id + "." + $0.fileExtension }
+            let kept = finishedPages.compactMap { $0?.entry }
+            let current = kept.count == pageCount
+                && whole.allSatisfy { FileManager.default.fileExists(atPath: batch.layout.folder + "/" + $0) }
+                && !Self.wholeFilesPredatePages(kept, documents: documentLinks, in: batch.layout)
+            if !current { finishedPages = finishedPages.map { $0?.report == nil ? nil : $0 } }
+        }
         var done = [(entry: ManifestEntry, report: PageReport?)?](repeating: nil, count: pageCount)
         var readAny = false
         await withTaskGroup(of: (Int, ManifestEntry, PageReport).self) { group in
@@ -123,10 +148,7 @@ struct PageGraph: Sendable {
                     done[index] = (await refuse(clash, pageIndex: index, position: position, in: batch), nil)
                     continue
                 }
-                if let earlier = batch.earlier, let finished = await graphs.borrowing({ graph in
-                    await earlier.finished(key, id: id, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
-                                           on: graph.worker.image)
-                }) {
+                if let finished = finishedPages[index] {
                     var entry = finished.entry
                     entry.outputs.merge(documentLinks) { _, new in new }
                     entry.inputPath = entry.inputPath ?? ManifestEntry.absolutePath(of: path)
@@ -168,7 +190,6 @@ struct PageGraph: Sendable {
         }
         var entries = done.compactMap { $0?.entry }
         let reports = done.compactMap { $0?.report }
-        let combines = pageCount > 1 && graphs.settings.formats.contains(where: \.combines)
         // A batch being stopped (a page cancelled, or the stop coming now) makes no documents:
         // they would hold a cancelled page, and the pages stand as they were recorded, to be
         // finished by the next run, which writes the documents then.
