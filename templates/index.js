@@ -612,6 +612,16 @@
   }
 
   function request() {
+    // Search data not there when asked (the batch was running) is asked for again at the next
+    // query, the shards that did arrive put aside: it may have been written since.
+    if (requested && missing >= 0) {
+      requested = false;
+      missing = -1;
+      shards = [];
+      shardCount = 0;
+      loaded = 0;
+      pagesCache = null;
+    }
     if (requested) return;
     requested = true;
     load(0);
@@ -753,14 +763,24 @@
     } else {
       status.textContent = summary;
     }
+    if (input) openFirstWhenDone();
   }
 
   // On a page view (no search box) only the tokenizer and parser above are wanted.
   if (!input) return;
 
   var timer = 0;
+  // Enter goes to the first page found for the query as typed, once every shard is searched.
+  var openFirst = false;
+  function openFirstWhenDone() {
+    if (!openFirst || !(missing >= 0 || (shardCount > 0 && loaded === shardCount))) return;
+    openFirst = false;
+    var first = list.querySelector("a");
+    if (first) location.href = first.href;
+  }
   input.addEventListener("input", function () {
     shown = pageSize;
+    openFirst = false;
     request();
     clearTimeout(timer);
     timer = setTimeout(render, 120);
@@ -768,8 +788,10 @@
   input.addEventListener("keydown", function (event) {
     if (event.key === "Enter") {
       event.preventDefault();
-      var first = list.querySelector("a");
-      if (first) location.href = first.href;
+      clearTimeout(timer);
+      openFirst = true;
+      request();
+      render();
     } else if (event.key === "ArrowDown") {
       var link = list.querySelector("a");
       if (link) { event.preventDefault(); link.focus(); }

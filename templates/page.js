@@ -197,6 +197,10 @@
   var lowThreshold = document.getElementById("low-threshold");
   var faceCount = document.getElementById("face-count");
 
+  function countFlagged() {
+    if (lowCount) lowCount.textContent = flagged.length === 1 ? "1 word" : flagged.length + " words";
+  }
+
   function applyConfidence() {
     var threshold = slider ? Number(slider.value) : 0;
     if (sliderValue) sliderValue.textContent = threshold + "%";
@@ -208,7 +212,7 @@
       if (word.span) word.span.classList.toggle("flag", flag);
       if (flag) flagged.push(word);
     });
-    if (lowCount) lowCount.textContent = flagged.length === 1 ? "1 word" : flagged.length + " words";
+    countFlagged();
     if (lowThreshold) lowThreshold.textContent = String(threshold);
     var shown = 0;
     Array.prototype.forEach.call(faceShapes, function (shape) {
@@ -670,6 +674,15 @@
       word.span.classList.add("corrected");
     }
     if (word.tspan) word.tspan.textContent = text;
+    // Corrected, the word is sure: it leaves the words to review, the count, and ] and [.
+    var at = flagged.indexOf(word);
+    if (at >= 0) {
+      flagged.splice(at, 1);
+      if (reviewAt >= at) reviewAt -= 1;
+      word.rect.classList.remove("flag");
+      if (word.span) word.span.classList.remove("flag");
+      countFlagged();
+    }
   }
 
   function setBox(word, box) {
@@ -994,7 +1007,7 @@
   function openEditor(word, drawn) {
     if (!editing) return;
     withName(function () {
-      closeEditor(false);
+      settleEditor();
       var input = document.createElement("input");
       input.type = "text";
       input.className = "word-editor";
@@ -1021,12 +1034,21 @@
         }
       });
       input.addEventListener("blur", function () {
-        window.setTimeout(function () { if (editor && editor.input === input) closeEditor(false); }, 0);
+        window.setTimeout(function () { if (editor && editor.input === input) settleEditor(); }, 0);
       });
     });
   }
 
-  function finishEdit(value) {
+  // The editor left open by a click elsewhere: what was typed is kept, as Enter keeps it (but
+  // an emptied word stays: only Enter deletes); only Escape leaves the word as it was.
+  function settleEditor() {
+    if (!editor) return;
+    var value = editor.input.value.trim();
+    var changed = editor.word ? value !== "" && value !== editor.word.text : value !== "";
+    if (changed) finishEdit(value, false); else closeEditor(false);
+  }
+
+  function finishEdit(value, refocus) {
     var open = editor;
     var parts = value.trim().split(/\s+/).filter(Boolean);
     var landed = open.word;
@@ -1049,7 +1071,7 @@
       }
     }
     editor.word = landed || open.word;
-    closeEditor(true);
+    closeEditor(refocus !== false);
   }
 
   function deleteWord(word) {
@@ -1175,10 +1197,14 @@
     });
     svg.addEventListener("pointermove", function (event) {
       if (!drawing) return;
+      // The box stays on the page: the pointer, captured, goes on past its edge, and a box
+      // that leaves the page is refused (served, or by `gloss correct` with the page's others).
       var point = pagePoint(event), start = drawing.start;
-      var box = { x: Math.max(0, Math.round(Math.min(start.x, point.x))), y: Math.max(0, Math.round(Math.min(start.y, point.y))) };
-      box.width = Math.round(Math.max(start.x, point.x)) - box.x;
-      box.height = Math.round(Math.max(start.y, point.y)) - box.y;
+      var width = svg.viewBox.baseVal.width, height = svg.viewBox.baseVal.height;
+      function within(value, limit) { return Math.min(Math.max(Math.round(value), 0), limit); }
+      var box = { x: within(Math.min(start.x, point.x), width), y: within(Math.min(start.y, point.y), height) };
+      box.width = within(Math.max(start.x, point.x), width) - box.x;
+      box.height = within(Math.max(start.y, point.y), height) - box.y;
       drawing.box = box;
       ["x", "y", "width", "height"].forEach(function (name) { drawing.rect.setAttribute(name, String(box[name])); });
     });

@@ -349,6 +349,18 @@ def main():
         errors = console_errors(driver)
         check(not errors, "console errors: %s" % errors)
 
+    def enter_opens_the_first_page_found_for_the_query_as_typed():
+        # Typed with Enter at once, before the search data is in and before the list is drawn:
+        # Enter waits for the search of the whole query, then opens its first page.
+        load(driver, index_url)
+        from selenium.webdriver.common.keys import Keys
+        driver.find_element(By.ID, "search").send_keys("forget", Keys.ENTER)
+        deadline = time.time() + 5
+        while "index.html" in driver.current_url and time.time() < deadline:
+            time.sleep(0.1)
+        url = urllib.parse.unquote(driver.current_url)
+        check("punctuated-page" in url and url.endswith("#q=forget"), "Enter opened %s" % url)
+
     try:
         run.test("titles are relative, numbered only for files of several pages", titles_are_relative_and_numbered_only_for_files_of_several_pages)
         run.test("pages are grouped by folder or file", pages_are_grouped_by_folder_or_file)
@@ -358,6 +370,7 @@ def main():
         run.test("download links resolve to files", download_links_resolve_to_files)
         run.test("the phone layout keeps every control on screen", the_phone_layout_keeps_every_control_on_screen)
         run.test("the search box reads what people type as gloss search does", the_search_box_reads_what_people_type_as_gloss_search_does)
+        run.test("Enter opens the first page found for the query as typed", enter_opens_the_first_page_found_for_the_query_as_typed)
     finally:
         driver.quit()
         shutil.rmtree(work, ignore_errors=True)

@@ -189,6 +189,7 @@ def main():
         # Step, fix, step: every word under 97% is flagged; ] goes to the first, Enter edits it.
         js("var s = document.getElementById('min-confidence'); s.value = 97; s.dispatchEvent(new Event('input'));")
         scroll = js("var v = document.getElementById('viewer'); return [v.scrollLeft, v.scrollTop];")
+        flagged = int(js("return document.getElementById('low-count').textContent").split()[0])
         keys("]")
         first = js("return document.activeElement.getAttribute('data-i')")
         check(first is not None, "] focuses a flagged word")
@@ -201,14 +202,22 @@ def main():
         editor.send_keys("Stepped", Keys.ENTER)
         check(word_text(first) == "Stepped", "the stepped word is retyped at once: %r" % word_text(first))
         check(js("return document.activeElement.getAttribute('data-i')") == str(first), "focus stays on the corrected word")
+        count = js("return document.getElementById('low-count').textContent")
+        check(count == "%d words" % (flagged - 1) and "flag" not in driver.find_element(By.ID, "w%d" % first).get_attribute("class"),
+              "the corrected word leaves the words to review: %r of %d" % (count, flagged))
         keys("]")
         after = int(js("return document.activeElement.getAttribute('data-i')"))
         check(after > first, "] goes on to the next flagged word (%d after %d)" % (after, first))
         check(js("var v = document.getElementById('viewer'); return [v.scrollLeft, v.scrollTop];") == scroll,
               "nothing scrolled the page while stepping and fixing")
-        # Retype by clicking: corrected at once, confidence 100.
-        edit_word(1, NEW)
-        check(word_text(1) == NEW, "the clicked word is retyped: %r" % word_text(1))
+        # Retype by clicking, then click another word: what was typed is kept, confidence 100.
+        click_word(1)
+        editor = driver.find_element(By.CSS_SELECTOR, ".word-editor")
+        editor.send_keys(Keys.CONTROL, "a")
+        editor.send_keys(NEW)
+        click_word(0)
+        driver.find_element(By.CSS_SELECTOR, ".word-editor").send_keys(Keys.ESCAPE)
+        check(word_text(1) == NEW, "the word typed and left by a click elsewhere is retyped: %r" % word_text(1))
         rect = driver.find_element(By.ID, "w1")
         check("corrected" in rect.get_attribute("class") and rect.get_attribute("data-c") == "100",
               "the word shows as corrected, confidence 100: %s %s" % (rect.get_attribute("class"), rect.get_attribute("data-c")))
