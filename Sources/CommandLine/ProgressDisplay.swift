@@ -91,7 +91,7 @@ final class ProgressDisplay {
         case .pruned(let pages):
             // Said even with --quiet: files went.
             error("gloss: pruned \(BatchSummary.count(pages, "page")) of inputs no longer named")
-        case .pageFinished(let entry):
+        case .pageFinished(let entry), .pageRewritten(let entry):
             let run = running.removeValue(forKey: PageInFlight(source: entry.source, pageIndex: entry.pageIndex))
             if let message = entry.error, entry.status != .ok {
                 error("gloss: \(message)")

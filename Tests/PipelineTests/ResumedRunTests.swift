@@ -44,6 +44,38 @@ struct ResumedRunTests {
         #expect(FileManager.default.fileExists(atPath: output + "/pages/" + combined[0]))
     }
 
+    /// A format added (or a display size changed) reads no page again: each page's files are
+    /// written from its JSON. A setting that changes the reading reads them again.
+    @Test func anotherFormatIsWrittenFromTheReadingWithoutReadingAgain() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copy("text/two-pages.tif", into: scratch.path + "/in")
+        _ = try Self.copy("text/sans.png", into: scratch.path + "/in")
+        let output = scratch.path + "/out"
+        let read = ["annotate", scratch.path + "/in", "-o", output] + Self.reading
+        let first = try Gloss.run(read + ["--format", "html,json"])
+        #expect(first.status == 0 && first.standardError.contains("3 pages read"), "\(first.standardError)")
+        let pages = try BatchTests.manifest(output).pages
+        let json = try pages.map { try Data(contentsOf: URL(fileURLWithPath: output + "/" + $0.outputs["json"]!)) }
+
+        let more = try Gloss.run(read + ["--format", "html,json,alto,txt"])
+        #expect(more.status == 0 && more.standardError.contains("0 pages read, 3 written again from an earlier reading"),
+                "\(more.standardError)")
+        let after = try BatchTests.manifest(output).pages
+        #expect(after.map(\.id) == pages.map(\.id))
+        for (page, before) in zip(after, json) {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: output + "/" + page.outputs["json"]!)) == before, "not read again")
+            let alto = try String(contentsOfFile: output + "/" + (try #require(page.outputs["alto"])), encoding: .utf8)
+            #expect(page.words > 0 && alto.components(separatedBy: "<String ").count - 1 == page.words, "\(page.id)")
+            #expect(FileManager.default.fileExists(atPath: output + "/" + page.outputs["html"]!))
+        }
+        #expect(after.first { $0.source.hasSuffix("two-pages.tif") }?.outputs["documentText"] != nil)
+
+        let same = try Gloss.run(read + ["--format", "html,json,alto,txt"])
+        #expect(same.standardError.contains("0 pages read, 3 skipped"), "\(same.standardError)")
+        let reread = try Gloss.run(read + ["--format", "html,json,alto,txt", "--prepare", "none"])
+        #expect(reread.standardError.contains("3 pages read, 0 failed"), "\(reread.standardError)")
+    }
+
     /// An input that cannot be opened now keeps the pages an earlier run read, though they were
     /// read under other settings: a failure is not written over good pages.
     @Test func anInputNotOpenedKeepsItsPagesReadUnderOtherSettings() throws {
@@ -63,9 +95,10 @@ struct ResumedRunTests {
         for page in after {
             for path in page.outputs.values { #expect(FileManager.default.fileExists(atPath: output + "/" + path), "\(path)") }
         }
-        // Readable again, the pages are read under the settings asked for.
+        // Readable again, the pages are written as the settings ask (another format: from their reading).
         let read = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--format", "html,json,txt"] + Self.reading)
-        #expect(read.status == 0 && read.standardError.contains("2 pages read"), "\(read.standardError)")
+        #expect(read.status == 0 && read.standardError.contains("2 written again from an earlier reading"), "\(read.standardError)")
+        #expect(try BatchTests.manifest(output).pages.allSatisfy { $0.outputs["txt"] != nil })
     }
 
     /// A `gloss.json` that does not read (a newer Gloss's) was taken for no earlier run: the

@@ -19,6 +19,9 @@ public enum BatchEvent: Sendable {
     case pageFinished(ManifestEntry)
     /// A page an earlier run into the same folder already finished with the same input and settings.
     case pageSkipped(ManifestEntry)
+    /// A page an earlier run read from the same input under settings that read alike, whose
+    /// files were written again from that reading for this run's (other formats, say).
+    case pageRewritten(ManifestEntry)
     /// An optional analyzer (faces) whose engine could not be built: the batch runs without it.
     case analyzerUnavailable(name: String, reason: String)
     /// A folder among the inputs that holds a Gloss batch (this run's own output, or another's):
@@ -156,13 +159,14 @@ public struct Annotator: Sendable {
         // Pages read without an analyzer, or without part of one, are not the pages read with
         // it: a later run with a working engine reads them again.
         let settingsHash = fingerprint(without: Set(unavailable.keys).union(missingParts.keys))
+        let readingHash = fingerprint(without: Set(unavailable.keys).union(missingParts.keys), readingOnly: true)
         // Read also with --force: until a file is read again, its earlier pages stay listed.
         let bySource = earlier.entriesBySource()
         var earlierPages = setup.earlierPages
         for (index, file) in files.enumerated() { earlierPages.byFile[index] = bySource[file.path] }
         let recorder = try BatchRecorder(layout: layout, settings: settings, fingerprint: settingsHash,
                                          fileCount: files.count, earlier: earlierPages, events: events)
-        let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash,
+        let batch = BatchRun(layout: layout, earlier: force ? nil : earlier, settingsHash: settingsHash, readingHash: readingHash,
                              recorder: recorder, budget: PixelBudget(limit: pixelsInFlight),
                              documents: setup.documentNames,
                              corrections: try CorrectionReplay(folder: folder, discard: discardsCorrections))
@@ -218,10 +222,11 @@ public struct Annotator: Sendable {
 
     /// Everything that decides a page's results: the settings, the added analyzers, and the
     /// analyzers that could not run.
-    func fingerprint(without unavailable: Set<String> = []) -> String {
+    func fingerprint(without unavailable: Set<String> = [], readingOnly: Bool = false) -> String {
+        let base = readingOnly ? settings.readingFingerprint : settings.fingerprint
         let added = additionalAnalyzers.map(\.name), missing = unavailable.sorted()
-        guard !added.isEmpty || !missing.isEmpty else { return settings.fingerprint }
-        let text = settings.fingerprint + "+" + added.joined(separator: ",") + "-" + missing.joined(separator: ",")
+        guard !added.isEmpty || !missing.isEmpty else { return base }
+        let text = base + "+" + added.joined(separator: ",") + "-" + missing.joined(separator: ",")
         return String(SHA256.hex(of: Array(text.utf8)).prefix(16))
     }
 

@@ -95,23 +95,11 @@ public enum BatchMerge {
         } catch {
             throw MergeError(folder: layout.folder, reason: "the recorded settings are not this Gloss's: \(error)")
         }
-        // The review flag is the manifest's alone (the index does not hold it): taken from the
-        // batch merged into, then each shard in turn, as their pages are.
-        var suspect: [String: Bool] = existing?.suspect ?? [:]
-        var lowConfidence: [String: Bool] = existing?.lowConfidence ?? [:]
-        var inputPath: [String: String] = existing?.inputPath ?? [:]
-        for shard in shards {
-            suspect.merge(shard.suspect) { _, theirs in theirs }
-            lowConfidence.merge(shard.lowConfidence) { _, theirs in theirs }
-            inputPath.merge(shard.inputPath) { _, theirs in theirs }
-        }
-        let pages = try merged.pages().map { page in
-            var entry = ManifestEntry(page)
-            entry.suspect = suspect[entry.id]
-            entry.lowConfidence = lowConfidence[entry.id]
-            entry.inputPath = inputPath[entry.id]
-            return entry
-        }
+        // What only the manifests hold (the index does not): taken from the batch merged into,
+        // then each shard in turn, as their pages are.
+        var recorded: [String: ManifestEntry] = existing?.recorded ?? [:]
+        for shard in shards { recorded.merge(shard.recorded) { _, theirs in theirs } }
+        let pages = try merged.pages().map { page in ManifestEntry(page).carrying(recorded[page.name]) }
         // The count reported is the count merged: every page of every shard, once.
         guard Set(pages.map(\.id)) == expected else {
             throw MergeError(folder: layout.folder, reason: "the merged index holds \(pages.count) pages where \(expected.count) were expected")
@@ -155,11 +143,8 @@ public enum BatchMerge {
         var listed: [BatchIndex.ListedPage]
         /// The files its pages list, checked: all that is taken from its `pages/`.
         var files: ShardFiles
-        /// Each page's review flag (`ManifestEntry.suspect`), by page id, from its manifest.
-        var suspect: [String: Bool]
-        var lowConfidence: [String: Bool]
-        /// Each page's input file's absolute path (`ManifestEntry.inputPath`), by page id.
-        var inputPath: [String: String]
+        /// Each page's entry in its manifest, by page id: what the index does not hold.
+        var recorded: [String: ManifestEntry]
 
         /// The shard's lock, shared, for as long as the merge reads it: a run started on it
         /// meanwhile (a task run again) would change the files the checks below passed.
@@ -195,9 +180,7 @@ public enum BatchMerge {
             }
             files = try ShardFiles(of: listed, in: folder)
             try checkAgreement(of: manifest, with: listed, in: folder)
-            suspect = manifest.suspectByID
-            lowConfidence = manifest.lowConfidenceByID
-            inputPath = manifest.inputPathByID
+            recorded = manifest.entriesByID
         }
     }
 
@@ -235,10 +218,8 @@ public enum BatchMerge {
         var pageNames: Set<String>
         var listed: [BatchIndex.ListedPage]
         var files: ShardFiles
-        /// Review flags from its manifest, when it has one that reads.
-        var suspect: [String: Bool]
-        var lowConfidence: [String: Bool]
-        var inputPath: [String: String]
+        /// Its manifest's entries by page id, when it has one that reads.
+        var recorded: [String: ManifestEntry]
     }
 
     /// A batch already in `output`, or nil when it holds none; refuses a folder holding
@@ -265,8 +246,7 @@ public enum BatchMerge {
             let pageNames = try index.verifiedPageNames(), listed = try index.listedPages()
             let manifest = try? readManifest(of: output)
             return ExistingBatch(folder: output, index: index, pageNames: pageNames, listed: listed,
-                                 files: try ShardFiles(of: listed, in: output), suspect: manifest?.suspectByID ?? [:],
-                                 lowConfidence: manifest?.lowConfidenceByID ?? [:], inputPath: manifest?.inputPathByID ?? [:])
+                                 files: try ShardFiles(of: listed, in: output), recorded: manifest?.entriesByID ?? [:])
         } catch let error as MergeError {
             throw error
         } catch {
@@ -426,16 +406,9 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
 }
 
 extension BatchManifest {
-    /// The review flag of each page that has one, by page id.
-    var suspectByID: [String: Bool] { byID(\.suspect) }
-    /// The low-confidence flag of each page that has one, by page id.
-    var lowConfidenceByID: [String: Bool] { byID(\.lowConfidence) }
-    /// The input file's absolute path of each page that has one, by page id.
-    var inputPathByID: [String: String] { byID(\.inputPath) }
-
-    /// The entries' `field`, by page id, for the entries that have one.
-    private func byID<Value>(_ field: KeyPath<ManifestEntry, Value?>) -> [String: Value] {
-        Dictionary(pages.compactMap { entry in entry[keyPath: field].map { (entry.id, $0) } }, uniquingKeysWith: { _, last in last })
+    /// Each page's entry, by page id (the last, for an id listed twice).
+    var entriesByID: [String: ManifestEntry] {
+        Dictionary(pages.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
     }
 }
 
@@ -452,5 +425,17 @@ extension ManifestEntry {
         inputHash = page.inputHash
         settingsHash = page.settingsHash
         outputs = page.outputs
+    }
+
+    /// This entry (made from the index) with what only a manifest holds, from `recorded`,
+    /// the page's entry in a manifest: its review flags, its input's absolute path, and the
+    /// fingerprint of its reading when it was read under the same settings.
+    func carrying(_ recorded: ManifestEntry?) -> ManifestEntry {
+        var entry = self
+        entry.suspect = recorded?.suspect
+        entry.lowConfidence = recorded?.lowConfidence
+        entry.inputPath = recorded?.inputPath
+        entry.readingHash = recorded?.settingsHash == settingsHash ? recorded?.readingHash : nil
+        return entry
     }
 }

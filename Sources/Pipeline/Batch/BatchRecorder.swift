@@ -152,7 +152,7 @@ actor BatchRecorder {
 
     /// A page this run finished (whatever its status), of the input at `position` in the
     /// whole input list.
-    func record(_ entry: ManifestEntry, report: PageReport, position: Int) {
+    func record(_ entry: ManifestEntry, report: PageReport, position: Int, rewritten: Bool = false) {
         // A page stopped part-way replaces no row: the manifest keeps what an earlier run
         // recorded for it (`finish(interrupted:)`), and the index must say the same, or the
         // next run skips the page and the index keeps it unread.
@@ -160,7 +160,7 @@ actor BatchRecorder {
         if !replacesARow { store(entry, report: report, position: position) }
         release(entry)
         append(entry)
-        events?.yield(.pageFinished(entry))
+        events?.yield(rewritten && entry.status == .ok ? .pageRewritten(entry) : .pageFinished(entry))
     }
 
     /// A page an earlier run finished, with its report as read back from its JSON, if it has

@@ -11,6 +11,8 @@ public struct BatchTally: Sendable, Equatable {
     /// Pages this run read (whatever became of them) and pages an earlier run had finished.
     public var read = 0
     public var skipped = 0
+    /// Pages written again from an earlier run's reading (`BatchEvent.pageRewritten`).
+    public var rewritten = 0
     /// Pages not read: failed or timed out.
     public var failed = 0
     /// Pages stopped by an interruption (Ctrl-C, SIGTERM): not failed, to be read by the next run.
@@ -29,7 +31,7 @@ public struct BatchTally: Sendable, Equatable {
     public init() {}
 
     /// Pages ended or skipped.
-    public var pages: Int { read + skipped }
+    public var pages: Int { read + skipped + rewritten }
     /// Input files of which no page was reached: not started when the batch was stopped.
     public var notStarted: Int { max(0, files - filesReached.count) }
 
@@ -41,6 +43,9 @@ public struct BatchTally: Sendable, Equatable {
             add(entry)
         case .pageSkipped(let entry):
             skipped += 1
+            add(entry)
+        case .pageRewritten(let entry):
+            rewritten += 1
             add(entry)
         case .correctionsApplied(_, _, let applied, let unmatched):
             correctionsKept += applied
@@ -100,6 +105,7 @@ public struct BatchSummary: Sendable {
     /// `24 inputs not started` when the batch was stopped before them.
     public var counts: String {
         var counts = [Self.count(tally.read - tally.failed - tally.cancelled, "page") + " read"]
+        if tally.rewritten > 0 { counts.append("\(tally.rewritten) written again from an earlier reading") }
         if tally.skipped > 0 { counts.append("\(tally.skipped) skipped (finished in an earlier run)") }
         if tally.cancelled > 0 { counts.append("\(tally.cancelled) cancelled") }
         counts.append("\(tally.failed) failed")

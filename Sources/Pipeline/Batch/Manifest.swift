@@ -48,6 +48,10 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     /// SHA-256 of the input file's bytes; with `settingsHash`, what lets a re-run skip the page.
     public var inputHash: String?
     public var settingsHash: String?
+    /// The fingerprint of the settings that decided what the page reads as
+    /// (`AnnotationSettings.readingFingerprint`): a run under other formats alone writes the
+    /// page's files again from its JSON, without reading it. Nil in batches from before it.
+    public var readingHash: String?
     /// The input file's absolute path when it was read, for the runs that resolve a relative
     /// `source` from another folder (a correction drawing the PDF again); nil for a download,
     /// and in batches from before it was recorded (then `source` is taken from the folder one
@@ -218,6 +222,19 @@ struct EarlierRun: Sendable {
                 && entry.outputs.allSatisfy { key, path in
                     DocumentFiles.keys.contains(key) || FileManager.default.fileExists(atPath: layout.folder + "/" + path)
                 }
+        }
+    }
+
+    /// The report of the page, read back from its JSON, when the earlier run read it from the
+    /// same input under settings that read alike (`readingHash`) and wrote it otherwise: its
+    /// files are made again from it. Nil when it is not so, or its JSON does not read.
+    func reading<Engine>(_ key: PageKey, id: String, inputHash: String, readingHash: String, in layout: OutputLayout,
+                         on lane: Lane<Engine>) async -> PageReport? {
+        guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
+              entry.readingHash == readingHash, let json = entry.outputs["json"]
+        else { return nil }
+        return try? await lane.run { _ in
+            try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
         }
     }
 

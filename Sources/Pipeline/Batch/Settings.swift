@@ -68,12 +68,12 @@ extension AnnotationSettings {
         [
             Field("recognition", \.recognition),
             Field("pixelLimit", \.pixelLimit),
-            Field("displayDimension", \.displayDimension),
+            Field("displayDimension", \.displayDimension, aspect: .rendering),
             // A set has no order of its own: written sorted, so that the same settings give the
             // same bytes in every process (manifest, database, merged shards). The fingerprint
             // names them after its JSON, with `display` when IIIF asks each page for a display
             // copy that HTML does not already make.
-            Field("formats", \.formats, stored: { $0.sorted { $0.rawValue < $1.rawValue } }, read: Set.init,
+            Field("formats", \.formats, stored: { $0.sorted { $0.rawValue < $1.rawValue } }, read: Set.init, aspect: .rendering,
                   fingerprint: .names(standingAs: []) { settings in
                       settings.formats.map(\.rawValue) + (settings.iiif != nil && !settings.formats.contains(.html) ? ["display"] : [])
                   }),
@@ -95,7 +95,7 @@ extension AnnotationSettings {
             Field("pdfMode", \.pdfMode, recorded: .omittedAtDefault),
             // Settings from before it wrote plain PDFs, as `none` does. Only a batch that writes
             // PDF/A fingerprints it: one without PDFs, or with plain ones, fingerprints as before.
-            Field("pdfStandard", \.pdfStandard, recorded: .omittedAt(.none),
+            Field("pdfStandard", \.pdfStandard, recorded: .omittedAt(.none), aspect: .rendering,
                   fingerprint: .names(standingAs: .none) { settings in
                       settings.formats.contains(.pdf) && settings.pdfStandard != .none ? ["pdf-standard-" + settings.pdfStandard.rawValue] : []
                   }),
@@ -145,8 +145,19 @@ extension AnnotationSettings {
         case valueAndNames((AnnotationSettings) -> [String])
     }
 
+    /// What a setting decides: what a page reads as, or only how its files are written from
+    /// that reading (its formats, its display copy), which a run can do again from the page's
+    /// JSON without reading it (`readingFingerprint`).
+    enum Aspect {
+        case reading
+        case rendering
+    }
+
     /// One setting's JSON key, how it is read and written, and its part of the fingerprint.
     struct Field {
+        let aspect: Aspect
+        /// Sets the setting to its default: how a rendering setting stands in the reading fingerprint.
+        let standAtDefault: (inout AnnotationSettings) -> Void
         let key: Key
         let encode: (AnnotationSettings, inout KeyedEncodingContainer<Key>) throws -> Void
         let decode: (inout AnnotationSettings, KeyedDecodingContainer<Key>) throws -> Void
@@ -157,18 +168,21 @@ extension AnnotationSettings {
 
         init<Value: Codable & Equatable>(
             _ key: String, _ path: WritableKeyPath<AnnotationSettings, Value>, recorded: Recorded<Value> = .required,
-            fingerprint: FingerprintPart<Value> = .value
+            aspect: Aspect = .reading, fingerprint: FingerprintPart<Value> = .value
         ) {
-            self.init(key, path, stored: { $0 }, read: { $0 }, recorded: recorded, fingerprint: fingerprint)
+            self.init(key, path, stored: { $0 }, read: { $0 }, recorded: recorded, aspect: aspect, fingerprint: fingerprint)
         }
 
         /// A setting written in another form, `stored`, and read back from it by `read`.
         init<Value: Equatable, Stored: Codable>(
             _ key: String, _ path: WritableKeyPath<AnnotationSettings, Value>, stored: @escaping (Value) -> Stored,
-            read: @escaping (Stored) -> Value, recorded: Recorded<Value> = .required, fingerprint: FingerprintPart<Value> = .value
+            read: @escaping (Stored) -> Value, recorded: Recorded<Value> = .required, aspect: Aspect = .reading,
+            fingerprint: FingerprintPart<Value> = .value
         ) {
             let key = Key(key)
             self.key = key
+            self.aspect = aspect
+            standAtDefault = { $0[keyPath: path] = AnnotationSettings()[keyPath: path] }
             let absent: Value? = switch recorded {
             case .required: nil
             case .absentMeans(let value), .omittedAt(let value): value
@@ -242,17 +256,28 @@ extension AnnotationSettings {
     /// version of Gloss.
     var fingerprint: String { fingerprint(triage: TriagePolicy()) }
 
+    /// The same of the settings that decide what a page reads as, every rendering setting
+    /// standing at its default: equal for two runs whose pages read alike and are written
+    /// otherwise (another `--format`, display size or PDF standard), whose files a run makes
+    /// again from the page JSON.
+    var readingFingerprint: String { fingerprint(triage: TriagePolicy(), readingOnly: true) }
+
     /// The fingerprint under a given triage policy. The triage runs in every mode, and decides
     /// each page's review flags: its version is named from 2 on, so that batches triaged under
     /// version 1 (every batch on disk) fingerprint as they did, and any later version reads
     /// pages again, as `PreparationPolicy` and `FusionPolicy` do.
-    func fingerprint(triage: TriagePolicy) -> String {
+    func fingerprint(triage: TriagePolicy, readingOnly: Bool = false) -> String {
         var settings = self
         var names: [String] = []
         for field in Self.fields {
+            if readingOnly, field.aspect == .rendering {
+                field.standAtDefault(&settings)
+                continue
+            }
             field.standIn(&settings)
             if let list = field.names { names.append(list(self).sorted().joined(separator: ",")) }
         }
+        if readingOnly { names.append("reading") }
         if triage.version > 1 { names.append("triage-policy-\(triage.version)") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -114,12 +114,23 @@ struct PageGraph: Sendable {
         let combines = pageCount > 1 && graphs.settings.formats.contains(where: \.combines)
         // What an earlier run finished of the file, page by page.
         var finishedPages = [(entry: ManifestEntry, report: PageReport?)?](repeating: nil, count: pageCount)
+        // What it read under settings that read alike and write otherwise (another --format):
+        // the page's files are made again from its JSON. Not for a PDF, whose reading the
+        // formats can change (a text layer is looked at when a searchable PDF is written).
+        var readings = [PageReport?](repeating: nil, count: pageCount)
         if let earlier = batch.earlier {
             for index in 0..<pageCount where !Task.isCancelled {
                 let id = pageIdentifier(source: path, pageIndex: index, pageCount: pageCount)
+                let key = PageKey(source: path, pageIndex: index)
                 finishedPages[index] = await graphs.borrowing { graph in
-                    await earlier.finished(PageKey(source: path, pageIndex: index), id: id, inputHash: file.hash,
-                                           settingsHash: batch.settingsHash, in: batch.layout, on: graph.worker.image)
+                    await earlier.finished(key, id: id, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
+                                           on: graph.worker.image)
+                }
+                if finishedPages[index] == nil, let readingHash = batch.readingHash, file.image.format != .pdf {
+                    readings[index] = await graphs.borrowing { graph in
+                        await earlier.reading(key, id: id, inputHash: file.hash, readingHash: readingHash, in: batch.layout,
+                                              on: graph.worker.image)
+                    }
                 }
             }
         }
@@ -164,10 +175,10 @@ struct PageGraph: Sendable {
                 // The file's own stages are timed with its first page read.
                 let pageClock = clock ?? StageClock()
                 clock = nil
-                group.addTask {
+                group.addTask { [reading = readings[index]] in
                     let (outcome, expired) = await graph.withPageTimeout {
                         await graph.process(page: index, of: file, id: id, clock: pageClock, layout: batch.layout,
-                                            documents: documentLinks, corrections: batch.corrections)
+                                            documents: documentLinks, corrections: batch.corrections, reading: reading)
                     }
                     graphs.giveBack(graph)
                     batch.budget.release(pixels)
@@ -178,7 +189,8 @@ struct PageGraph: Sendable {
                     entry.inputHash = file.hash
                     entry.inputPath = ManifestEntry.absolutePath(of: path)
                     entry.settingsHash = batch.settingsHash
-                    await batch.recorder.record(entry, report: report, position: position)
+                    entry.readingHash = batch.readingHash
+                    await batch.recorder.record(entry, report: report, position: position, rewritten: reading != nil)
                     if outcome.corrections.applied > 0 || !outcome.corrections.unmatched.isEmpty {
                         await batch.recorder.note(.correctionsApplied(source: path, pageIndex: index, applied: outcome.corrections.applied,
                                                                       unmatched: outcome.corrections.unmatched))
@@ -333,8 +345,12 @@ struct PageGraph: Sendable {
 
     /// Decode to render for one page. Never throws: a failed page is a report saying why,
     /// written in every format so the report can show it; a cancelled one writes nothing.
+    /// With `reading` (the page's report from an earlier run under settings that read alike),
+    /// the page is not read: it is decoded for its display copy and PDF, and its files written
+    /// from that report.
     private func process(page index: Int, of opened: OpenedFile, id: String, clock: StageClock, layout: OutputLayout?,
-                         documents: [String: String] = [:], corrections: CorrectionReplay? = nil) async -> Outcome {
+                         documents: [String: String] = [:], corrections: CorrectionReplay? = nil,
+                         reading: PageReport? = nil) async -> Outcome {
         let file = opened.image
         let path = file.path
         // A display copy is made only when a page view or a IIIF canvas will show it.
@@ -344,6 +360,12 @@ struct PageGraph: Sendable {
             ? PagePDF.combined(id: pageIdentifier(source: path, pageIndex: 0, pageCount: 1)) : nil
         let pageText = opened.text(ofPage: index)
         do {
+            if let reading, let layout {
+                let (display, resolution) = try await displayCopy(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
+                let outputs = try await write(reading, page: index, of: file, display: display, resolution: resolution,
+                                              combinedPDF: combinedPDF, id: id, layout: layout, documents: documents, clock: clock)
+                return Outcome(report: reading, outputs: outputs)
+            }
             let (copies, size, layer, resolution, preparation) = try await copies(ofPage: index, of: file, clock: clock,
                                                                                    displayDimension: displayDimension,
                                                                                    pageText: pageText)
@@ -382,17 +404,8 @@ struct PageGraph: Sendable {
             let replayed: (report: PageReport, unmatched: [Correction]) = corrections?.apply(to: timed, id: id) ?? (timed, [])
             let finished = replayed.report
             guard let layout else { return Outcome(report: finished) }
-            let outputs = try await step(.render, file: path, page: index, clock: clock) {
-                try await worker.image.run { [settings] _ in
-                    // The page is decoded again for its PDF, as a multi-page file's are when
-                    // they are combined: its pixels are not held through the analyzers for it.
-                    let pdf = try combinedPDF ?? .single(settings.formats.contains(.pdf)
-                        ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
-                        : nil)
-                    return try PageFiles(layout: layout, settings: settings).write(finished, display: display, id: id, pdf: pdf,
-                                                                                   resolution: resolution, documents: documents)
-                }
-            }
+            let outputs = try await write(finished, page: index, of: file, display: display, resolution: resolution,
+                                          combinedPDF: combinedPDF, id: id, layout: layout, documents: documents, clock: clock)
             return Outcome(report: finished, outputs: outputs,
                            corrections: ((corrections?.inForce[id]?.count ?? 0) - replayed.unmatched.count, replayed.unmatched))
         } catch {
@@ -401,6 +414,41 @@ struct PageGraph: Sendable {
             guard report.status == .failed, let layout else { return Outcome(report: report, stoppedIn: (error as? PageError)?.stage) }
             return await writeFailure(report, id: id, in: layout, pdf: combinedPDF ?? .single(nil))
         }
+    }
+
+    /// The page's files, written from its report.
+    private func write(_ report: PageReport, page index: Int, of file: ImageFile, display: PageDisplay?, resolution: Int?,
+                       combinedPDF: PagePDF?, id: String, layout: OutputLayout, documents: [String: String],
+                       clock: StageClock) async throws -> [String: String] {
+        try await step(.render, file: file.path, page: index, clock: clock) {
+            try await worker.image.run { [settings] _ in
+                // The page is decoded again for its PDF, as a multi-page file's are when
+                // they are combined: its pixels are not held through the analyzers for it.
+                let pdf = try combinedPDF ?? .single(settings.formats.contains(.pdf)
+                    ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
+                    : nil)
+                return try PageFiles(layout: layout, settings: settings).write(report, display: display, id: id, pdf: pdf,
+                                                                               resolution: resolution, documents: documents)
+            }
+        }
+    }
+
+    /// The page decoded for its display copy alone, and its pixels per inch in the file's
+    /// pixels: what its files need when they are written from an earlier reading.
+    private func displayCopy(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
+        async throws -> (PageDisplay?, Int?) {
+        let decoded = try await step(.decode, file: file.path, page: index, clock: clock) {
+            try await worker.image.run { _ in try file.decodePage(index) }
+        }
+        let resolution = decoded.resolution.map { Int((Double($0) * Double(decoded.size.width) / Double(max(1, decoded.raster.width))).rounded()) }
+        guard displayDimension != nil else { return (nil, resolution) }
+        let display = try await step(.copies, file: file.path, page: index, clock: clock) {
+            try await worker.image.run { _ in
+                PageCopies(of: decoded, for: [], displayDimension: displayDimension,
+                           original: displayDimension.flatMap { DisplayPicture(reusing: file, fitting: $0) }).display
+            }
+        }
+        return (display, resolution)
     }
 
     /// Decode, prepare and copies: the page's copies, its size in the file's pixels, the text
@@ -584,6 +632,8 @@ struct BatchRun: Sendable {
     let layout: OutputLayout
     let earlier: EarlierRun?
     let settingsHash: String
+    /// The fingerprint of what decides a page's reading (`AnnotationSettings.readingFingerprint`).
+    var readingHash: String? = nil
     let recorder: BatchRecorder
     let budget: PixelBudget
     /// Where each input's document goes in `documents/`.
