@@ -868,9 +868,15 @@
     }
     return found.filter(function (entry) { return entry && entry.corrections && entry.corrections.length; });
   }
+  // The corrections of an entry not yet in a saved file: those after the `sent` first (an
+  // entry kept before `sent` was counted is sent whole or not at all).
+  function unsent(entry) {
+    var sent = typeof entry.sent === "number" ? entry.sent : (entry.exported ? entry.corrections.length : 0);
+    return entry.corrections.slice(sent);
+  }
   function showKept() {
     var entries = batchEntries();
-    var count = entries.reduce(function (sum, entry) { return sum + (entry.exported ? 0 : entry.corrections.length); }, 0);
+    var count = entries.reduce(function (sum, entry) { return sum + unsent(entry).length; }, 0);
     var all = entries.reduce(function (sum, entry) { return sum + entry.corrections.length; }, 0);
     if (saveButton) saveButton.hidden = all === 0;
     if (all === 0) return;
@@ -879,14 +885,22 @@
       : "Corrections saved; apply the file with gloss correct, then load the page again.");
   }
 
-  // One file for the whole batch: {"corrections": [...], "versions": {"<page>": "<version>"}}.
+  // One file for the whole batch: {"corrections": [...], "versions": {"<page>": "<version>"}},
+  // holding only corrections no file saved before holds: a file applied already would be
+  // refused as changed since. A page whose first corrections went in an earlier file has no
+  // version in this one, so its later ones apply by their boxes, whether or not that file was
+  // applied first.
   function saveCorrections() {
-    var entries = batchEntries();
-    if (!entries.length) return;
+    var entries = batchEntries().filter(function (entry) { return unsent(entry).length; });
+    if (!entries.length) {
+      say("Every correction kept here is in a file saved before: apply it with gloss correct.");
+      return;
+    }
     var file = { corrections: [], versions: {} };
     entries.forEach(function (entry) {
-      file.corrections = file.corrections.concat(entry.corrections);
-      if (!entry.stale) file.versions[entry.page] = entry.version;
+      var fresh = unsent(entry);
+      file.corrections = file.corrections.concat(fresh);
+      if (!entry.stale && fresh.length === entry.corrections.length) file.versions[entry.page] = entry.version;
     });
     var blob = new Blob([JSON.stringify(file, null, 1) + "\n"], { type: "application/json" });
     var anchor = document.createElement("a");
@@ -898,6 +912,7 @@
     window.setTimeout(function () { URL.revokeObjectURL(anchor.href); }, 10000);
     entries.forEach(function (entry) {
       entry.exported = true;
+      entry.sent = entry.corrections.length;
       local.setItem("gloss.corrections " + batchRoot + " " + entry.page, JSON.stringify(entry));
     });
     showKept();

@@ -303,6 +303,32 @@ def main():
         check(js("return document.body.getAttribute('data-version')") != exported["versions"][entry["id"]],
               "the page view has the new version")
 
+    def saved_twice_each_once():
+        # A file saved, more corrections made on the page, a second file saved: the second holds
+        # only the new one, without the page's version, so both apply in turn.
+        load(driver, page_url)
+        shown = [word_text(k) for k in range(80)]
+        check("fox" in shown and "jumps" in shown, "the page still reads 'fox' and 'jumps': %r" % shown)
+        files = []
+        for old, new in [("fox", "Foxes"), ("jumps", "Jumped")]:
+            edit_word(shown.index(old), new)
+            path = os.path.join(downloads, "corrections.json")
+            driver.find_element(By.ID, "save-corrections").click()
+            deadline = time.time() + 10
+            while not os.path.exists(path) and time.time() < deadline:
+                time.sleep(0.1)
+            kept_file = os.path.join(work, "saved-%d.json" % len(files))
+            shutil.move(path, kept_file)
+            files.append(json.load(open(kept_file)))
+        check([len(f["corrections"]) for f in files] == [1, 1], "each file holds its own correction: %r" % files)
+        check(list(files[0]["versions"]) == [entry["id"]] and files[1]["versions"] == {},
+              "the second file has no version for the page: %r" % [f["versions"] for f in files])
+        for number in range(2):
+            result = run_gloss(args.gloss, "correct", offline, os.path.join(work, "saved-%d.json" % number), cwd=work)
+            check(result.returncode == 0, "file %d applies: %s %s" % (number, result.stdout, result.stderr))
+        words = texts(page_json(offline, entry))
+        check("Foxes" in words and "Jumped" in words and NEW in words, "both corrections are on the page: %r" % words)
+
     def outputs_hold_it():
         hits = search_hits(args.gloss, offline, NEW)
         check(entry["id"] in hits, "gloss search finds the corrected word")
@@ -383,6 +409,7 @@ def main():
     try:
         run.test("offline: step, retype, join, split, delete, add, review", offline_edits)
         run.test("offline: save corrections, gloss correct, reload", save_and_apply)
+        run.test("offline: a second file holds only what the first did not", saved_twice_each_once)
         run.test("offline: search, hOCR, ALTO, PAGE, text and PDF hold the correction", outputs_hold_it)
         run.test("served: saved at once, reload, stale tab, same as offline", served_edits)
         # The stale tab's refused POST is logged by Chromium itself; it is expected.
