@@ -611,16 +611,15 @@
     document.head.appendChild(script);
   }
 
+  // A shard not there when asked (the batch was running) is asked for again by a later query,
+  // at most every five seconds: it may have been written since.
+  var retried = 0;
   function request() {
-    // Search data not there when asked (the batch was running) is asked for again at the next
-    // query, the shards that did arrive put aside: it may have been written since.
-    if (requested && missing >= 0) {
-      requested = false;
+    if (requested && missing >= 0 && Date.now() - retried > 5000) {
+      retried = Date.now();
       missing = -1;
-      shards = [];
-      shardCount = 0;
-      loaded = 0;
-      pagesCache = null;
+      if (!shardCount) load(0);
+      for (var index = 0; index < shardCount; index += 1) if (!shards[index]) load(index);
     }
     if (requested) return;
     requested = true;

@@ -1049,7 +1049,8 @@
         }
       });
       input.addEventListener("blur", function () {
-        window.setTimeout(function () { if (editor && editor.input === input) settleEditor(); }, 0);
+        // Another window taking the focus (Alt-Tab) is not a click away: the editor stays open.
+        window.setTimeout(function () { if (editor && editor.input === input && document.hasFocus()) settleEditor(); }, 0);
       });
     });
   }

@@ -310,6 +310,8 @@ def main():
         shown = [word_text(k) for k in range(80)]
         check("fox" in shown and "jumps" in shown, "the page still reads 'fox' and 'jumps': %r" % shown)
         files = []
+        for name in os.listdir(downloads):
+            os.remove(os.path.join(downloads, name))
         for old, new in [("fox", "Foxes"), ("jumps", "Jumped")]:
             edit_word(shown.index(old), new)
             path = os.path.join(downloads, "corrections.json")

@@ -356,3 +356,35 @@ extension PixelPoint {
     /// Rounded to a tenth of a pixel: finer is noise, and keeps the JSON short.
     var rounded: PixelPoint { PixelPoint(x: (x * 10).rounded() / 10, y: (y * 10).rounded() / 10) }
 }
+
+extension JSONOutput {
+    /// A page JSON file's report: it must decode, and lie near its page (`liesNearItsPage`),
+    /// since every format is written from it.
+    public static func decodePage(_ bytes: [UInt8]) throws -> PageReport {
+        let report = try decode(PageReport.self, from: bytes)
+        guard report.liesNearItsPage else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "its boxes lie far outside the page (damaged or edited)"))
+        }
+        return report
+    }
+}
+
+extension PageReport {
+    /// Whether every box and baseline of the page lies within a page's width and height of the
+    /// page, and the page's own size is one a picture can have. A report Gloss made always
+    /// does; one edited by hand or damaged may not, and its numbers (past Int64 when added)
+    /// would trap in the formats written from it: such a page is read again, or refused.
+    public var liesNearItsPage: Bool {
+        guard width >= 0, height >= 0, width <= 1 << 24, height <= 1 << 24 else { return false }
+        func near(_ box: PixelRect) -> Bool {
+            box.width >= 0 && box.height >= 0 && box.width <= 3 * max(1, width) && box.height <= 3 * max(1, height)
+                && abs(box.x) <= 2 * max(1, width) && abs(box.y) <= 2 * max(1, height)
+        }
+        func near(_ point: PixelPoint) -> Bool {
+            point.x.isFinite && point.y.isFinite && abs(point.x) <= 2 * Double(max(1, width)) && abs(point.y) <= 2 * Double(max(1, height))
+        }
+        return words.allSatisfy { near($0.box) } && lines.allSatisfy { near($0.box) && ($0.baseline.map { near($0.from) && near($0.to) } ?? true) }
+            && paragraphs.allSatisfy { near($0.box) } && blocks.allSatisfy { near($0.box) } && faces.allSatisfy { near($0.box) }
+            && regions.allSatisfy { near($0.box) }
+    }
+}

@@ -138,8 +138,8 @@ struct DoubtfulOrientationTests {
         let page = skewed.transformed(by: PageTransform(quarterTurns: 1, inputSize: skewed.size))
         // Its lines stand as it comes: Leptonica measures no skew until the page is stood up.
         let ink = try #require(InkPage(grey: page.grayscale()))
-        #expect(PagePreparer.levellingSkew(of: [ink], turnedBy: 0) == 0)
-        let otherSkew = PagePreparer.levellingSkew(of: [ink], turnedBy: 3)
+        #expect(PagePreparer.levellingSkew(of: [ink], turnedBy: 0, fitting: page.size) == 0)
+        let otherSkew = PagePreparer.levellingSkew(of: [ink], turnedBy: 3, fitting: page.size)
         #expect(abs(otherSkew - 2) <= 0.1, "\(otherSkew)")
     }
 
@@ -235,11 +235,13 @@ struct DoubtfulOrientationTests {
         let straight = try #require(InkPage(grey: upright.grayscale()))
         let tilted = try #require(InkPage(grey: skewed.grayscale()))
         // A copy with no line to measure hands over to the next.
-        let measured = PagePreparer.levellingSkew(of: [blank, tilted], turnedBy: 0)
+        let measured = PagePreparer.levellingSkew(of: [blank, tilted], turnedBy: 0, fitting: skewed.size)
         #expect(abs(measured - 2) <= 0.1, "\(measured)")
         // A copy measured level is an answer: the next is not asked.
-        #expect(PagePreparer.levellingSkew(of: [straight, tilted], turnedBy: 0) == 0)
-        #expect(PagePreparer.levellingSkew(of: [blank], turnedBy: 0) == 0)
+        #expect(PagePreparer.levellingSkew(of: [straight, tilted], turnedBy: 0, fitting: skewed.size) == 0)
+        #expect(PagePreparer.levellingSkew(of: [blank], turnedBy: 0, fitting: skewed.size) == 0)
+        // The same skew measured for a page that levelled would grow past twice its pixels: none.
+        #expect(PagePreparer.levellingSkew(of: [blank, tilted], turnedBy: 0, fitting: PixelSize(width: 150_000, height: 120)) == 0)
     }
 
     /// Levelled, a 150,000 by 120 pixel strip skewed 3 degrees would hold 1.2 billion pixels.

@@ -76,6 +76,64 @@ struct ResumedRunTests {
         #expect(reread.standardError.contains("3 pages read, 0 failed"), "\(reread.standardError)")
     }
 
+    /// What a page written again from its JSON must not do: keep corrections a run discards,
+    /// lose its reading's fingerprint to a correction, trap on a damaged JSON, or leave the
+    /// combined files of a format no longer asked for.
+    @Test func aRewriteStopsWhereTheReadingOrItsRecordsChange() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copy("text/two-pages.tif", into: scratch.path + "/in")
+        let sans = try Self.copy("text/sans.png", into: scratch.path + "/in")
+        let output = scratch.path + "/out"
+        let read = ["annotate", scratch.path + "/in", "-o", output] + Self.reading
+        #expect(try Gloss.run(read + ["--format", "html,json,alto"]).status == 0)
+        let combined = try FileManager.default.contentsOfDirectory(atPath: output + "/pages")
+            .filter { $0.hasPrefix("two-pages") && $0.hasSuffix(".alto.xml") && !$0.contains("-p1.") && !$0.contains("-p2.") }
+        try #require(combined.count == 1, "\(combined)")
+
+        // A correction keeps the page's reading fingerprint: a format added writes it again.
+        let page = try #require(try BatchTests.manifest(output).pages.first { $0.source == sans })
+        let report = try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: output + "/" + page.outputs["json"]!))))
+        let retype = try Correction.retype(1, to: "Quixotic", on: report, page: page.id, by: "Ana")
+        try Data(try JSONOutput.encode(CorrectionFile(corrections: [retype], versions: [:]))).write(to: URL(fileURLWithPath: scratch.path + "/fix.json"))
+        let corrected = try Gloss.run(["correct", output, scratch.path + "/fix.json"])
+        #expect(corrected.status == 0, "\(corrected.standardError)")
+        #expect(try BatchTests.manifest(output).pages.first { $0.source == sans }?.readingHash == page.readingHash)
+        let added = try Gloss.run(read + ["--format", "html,json,alto,txt"])
+        #expect(added.standardError.contains("0 pages read, 3 written again"), "\(added.standardError)")
+
+        // A format dropped takes the combined file of a multi-page input with it.
+        let dropped = try Gloss.run(read + ["--format", "html,json,txt"])
+        #expect(dropped.standardError.contains("0 pages read, 3 written again"), "\(dropped.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: output + "/pages/" + combined[0]))
+
+        // Corrections discarded: the corrected page is read again, as it was before them.
+        let discarded = try Gloss.run(read + ["--format", "html,json", "--discard-corrections"])
+        #expect(discarded.standardError.contains("1 page read, 2 written again"), "\(discarded.standardError)")
+        let json = try #require(try BatchTests.manifest(output).pages.first { $0.source == sans }?.outputs["json"])
+        #expect(try !String(contentsOfFile: output + "/" + json, encoding: .utf8).contains("Quixotic"))
+
+        // A page JSON edited out of its page's bounds is read again, and the batch goes on.
+        var text = try String(contentsOfFile: output + "/" + json, encoding: .utf8)
+        let x = try #require(text.range(of: #""x" : \d+"#, options: .regularExpression))
+        text.replaceSubrange(x, with: "\"x\" : 9223372036854775000")
+        try text.write(toFile: output + "/" + json, atomically: true, encoding: .utf8)
+        let damaged = try Gloss.run(read + ["--format", "html,json,hocr"])
+        #expect(damaged.status == 0 && damaged.standardError.contains("1 page read, 2 written again"), "\(damaged.standardError)")
+    }
+
+    /// Faces are found on a copy made from the display copy when there is one: a display copy
+    /// added (the page view) reads the page again where faces are found.
+    @Test func aDisplayCopyAddedReadsAgainWhereFacesAreFound() throws {
+        let scratch = try ScratchFolder()
+        _ = try Self.copy("faces/astronaut.png", into: scratch.path + "/in")
+        let read = ["annotate", scratch.path + "/in", "-o", scratch.path + "/out", "--text", "fast"]
+        #expect(try Gloss.run(read + ["--format", "json"]).status == 0)
+        let alto = try Gloss.run(read + ["--format", "json,alto"])
+        #expect(alto.standardError.contains("0 pages read, 1 written again"), "\(alto.standardError)")
+        let html = try Gloss.run(read + ["--format", "html,json,alto"])
+        #expect(html.standardError.contains("1 page read, 0 failed"), "\(html.standardError)")
+    }
+
     /// An input that cannot be opened now keeps the pages an earlier run read, though they were
     /// read under other settings: a failure is not written over good pages.
     @Test func anInputNotOpenedKeepsItsPagesReadUnderOtherSettings() throws {
@@ -99,6 +157,21 @@ struct ResumedRunTests {
         let read = try Gloss.run(["annotate", scratch.path + "/in", "-o", output, "--format", "html,json,txt"] + Self.reading)
         #expect(read.status == 0 && read.standardError.contains("2 written again from an earlier reading"), "\(read.standardError)")
         #expect(try BatchTests.manifest(output).pages.allSatisfy { $0.outputs["txt"] != nil })
+    }
+
+    /// An input not opened now keeps its failed pages as recorded beside its good ones.
+    @Test func anInputNotOpenedKeepsItsFailedPagesToo() throws {
+        let scratch = try ScratchFolder()
+        let input = try Self.copy("bad/broken-second-page.tif", into: scratch.path + "/in")
+        let output = scratch.path + "/out"
+        let read = ["annotate", scratch.path + "/in", "-o", output, "--format", "html,json"] + Self.reading
+        _ = try Gloss.run(read)
+        let pages = try BatchTests.manifest(output).pages
+        try #require(pages.map(\.status) == [.ok, .failed], "\(pages)")
+        try Data((0..<100).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: URL(fileURLWithPath: input))
+        let kept = try Gloss.run(read)
+        #expect(kept.standardError.contains("its 2 pages as read before are kept"), "\(kept.standardError)")
+        #expect(try BatchTests.manifest(output).pages.map(\.id) == pages.map(\.id))
     }
 
     /// A `gloss.json` that does not read (a newer Gloss's) was taken for no earlier run: the

@@ -81,7 +81,9 @@ struct TextAnalyzer: Analyzer {
         let rotation = estimate.map { PagePreparer.accepts($0, beside: question.direction) ? $0.rotation : 0 } ?? 0
         let doubt = PagePreparer.doubt(estimate, applied: rotation, beside: question.direction, lettersFound: question.lettersFound)
             ?? (question.lettersFound ? .overturned(from: rotation) : nil)
-        let levelling = { (quarterTurns: Int) -> Double in PagePreparer.levellingSkew(of: inks, turnedBy: quarterTurns) }
+        let levelling = { (quarterTurns: Int) -> Double in
+            PagePreparer.levellingSkew(of: inks, turnedBy: quarterTurns, fitting: raster.size)
+        }
         var findings: PageFindings
         if let doubt {
             findings = try readTurns(raster, standing: 0, doubt: doubt, resolution: image.resolution, asGiven: first,

@@ -305,7 +305,11 @@ actor BatchRecorder {
     /// `--prune`), a page a multi-page file no longer has, a display copy that was a PNG and is
     /// now a JPEG. A file no record names is never touched, whoever put it there.
     private func removeUnlisted(keeping pages: [ManifestEntry]) {
-        let kept = Self.fileNames(of: pages)
+        // A file of this run keeps the combined documents of the formats it asks for; one
+        // retained from an earlier run (not named now) keeps all it had.
+        let thisRun = Set(entriesByFile.values.flatMap { $0 }.map(\.source))
+        let kept = Self.fileNames(of: pages.filter { thisRun.contains($0.source) }, combining: settings.formats)
+            .union(Self.fileNames(of: pages.filter { !thisRun.contains($0.source) }))
         let recorded = Self.fileNames(of: earlier.recorded).union(Self.fileNames(of: entriesByFile.values.flatMap { $0 }))
         for name in recorded.subtracting(kept) where !heldElsewhere.contains(where: { name.hasPrefix($0 + ".") }) {
             unlink(layout.pagesFolder + "/" + name)
@@ -328,9 +332,10 @@ actor BatchRecorder {
     }
 
     /// The names in `pages/` of the files the entries name, and of the combined documents of
-    /// their multi-page files, which are named as if the file had one page. Only plain names in
-    /// `pages/`: a record naming anything else names no file of Gloss's.
-    private static func fileNames(of entries: [ManifestEntry]) -> Set<String> {
+    /// their multi-page files in `formats`, which are named as if the file had one page. Only
+    /// plain names in `pages/`: a record naming anything else names no file of Gloss's.
+    private static func fileNames(of entries: [ManifestEntry], combining formats: Set<OutputFormat> = Set(OutputFormat.allCases))
+        -> Set<String> {
         var names = Set<String>(), multiPage = Set<String>()
         for entry in entries {
             for path in entry.outputs.values where path.hasPrefix("pages/") {
@@ -342,7 +347,7 @@ actor BatchRecorder {
         }
         for source in multiPage {
             let combined = pageIdentifier(source: source, pageIndex: 0, pageCount: 1)
-            for format in OutputFormat.allCases where format.combines { names.insert(combined + "." + format.fileExtension) }
+            for format in formats where format.combines { names.insert(combined + "." + format.fileExtension) }
         }
         return names
     }

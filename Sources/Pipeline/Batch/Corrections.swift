@@ -180,7 +180,7 @@ private struct PageState {
         guard let json = manifest.pages[index].outputs["json"] else { throw .unknownPage(id) }
         let path = layout.folder + "/" + json
         guard let bytes = FileManager.default.contents(atPath: path) else { throw .file(path: path, cause: "cannot be read") }
-        do { report = try JSONOutput.decode(PageReport.self, from: Array(bytes)) } catch {
+        do { report = try JSONOutput.decodePage(Array(bytes)) } catch {
             throw .file(path: path, cause: "does not read as a page: \(error)")
         }
         guard report.status == .ok else { throw .malformed(page: id, reason: "the page was not read (\(report.status.rawValue))") }
@@ -314,6 +314,7 @@ private struct PageState {
         var updated = ManifestEntry(report: report, id: id, outputs: entry.outputs)
         updated.inputHash = entry.inputHash
         updated.settingsHash = entry.settingsHash
+        updated.readingHash = entry.readingHash
         updated.inputPath = entry.inputPath
         manifest.pages[entryIndex] = updated
         do {
@@ -375,7 +376,7 @@ private struct PageState {
         guard let json = entry.outputs["json"], let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json) else {
             return nil
         }
-        return try? JSONOutput.decode(PageReport.self, from: Array(bytes))
+        return try? JSONOutput.decodePage(Array(bytes))
     }
 
     /// The page's input file, which must still be the one read (its SHA-256 is checked).

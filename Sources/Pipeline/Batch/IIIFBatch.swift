@@ -30,7 +30,7 @@ public enum IIIFBatch {
             // A page whose JSON is gone or does not read has nothing to show; the next run reads it again.
             guard let json = entry.outputs["json"],
                   let bytes = FileManager.default.contents(atPath: folder + "/" + json),
-                  let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes)) else { continue }
+                  let report = try? JSONOutput.decodePage(Array(bytes)) else { continue }
             let image = entry.outputs["image"].flatMap { path in
                 BatchReport.pictureSize(of: folder + "/" + path).map { IIIFPresentation.Image(path: path, width: $0.width, height: $0.height) }
             }

@@ -196,10 +196,40 @@ struct EarlierRun: Sendable {
     /// or it does not read.
     static func indexedPage(_ entry: ManifestEntry, position: Int, in layout: OutputLayout) -> IndexedPage? {
         guard let json = entry.outputs["json"], let bytes = FileManager.default.contents(atPath: layout.folder + "/" + json),
-              let report = try? JSONOutput.decode(PageReport.self, from: Array(bytes))
+              let report = try? JSONOutput.decodePage(Array(bytes))
         else { return nil }
         return IndexedPage(name: entry.id, position: position, inputHash: entry.inputHash,
                            settingsHash: entry.settingsHash, outputs: entry.outputs, report: report)
+    }
+
+    /// The pages of `source` the earlier run recorded, when it read any of them and their files
+    /// are all there: the reading kept when the input cannot be opened now (a share away, a
+    /// server's 503), under whatever settings it was made, rather than a failure written over
+    /// good pages. Its failed pages stay as they were recorded; they, and the pages read under
+    /// other settings, are read when the input opens again. Empty when no page was read.
+    func finishedPages(of source: String, in layout: OutputLayout) -> [ManifestEntry] {
+        let pages = (orderBySource[source] ?? []).compactMap { entries[$0] }
+        let read = pages.filter { entry in
+            entry.status == .ok && !entry.outputs.isEmpty
+                && entry.outputs.allSatisfy { key, path in
+                    DocumentFiles.keys.contains(key) || FileManager.default.fileExists(atPath: layout.folder + "/" + path)
+                }
+        }
+        return read.isEmpty ? [] : pages.filter { $0.status != .ok || read.contains($0) }
+    }
+
+    /// The report of the page, read back from its JSON, when the earlier run read it from the
+    /// same input under settings that read alike (`readingHash`) and wrote it otherwise: its
+    /// files are made again from it. Nil when it is not so, or its JSON does not read.
+    func reading<Engine>(_ key: PageKey, id: String, inputHash: String, readingHash: String, in layout: OutputLayout,
+                         on lane: Lane<Engine>) async -> PageReport? {
+        guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
+              entry.readingHash == readingHash, let json = entry.outputs["json"]
+        else { return nil }
+        let report = try? await lane.run { _ in
+            try JSONOutput.decodePage(Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
+        }
+        return report
     }
 
     /// The earlier entry for this page if it finished with the same input and settings and its
@@ -211,33 +241,6 @@ struct EarlierRun: Sendable {
     /// its input's document is written from all its pages' reports, and a run killed between the
     /// two leaves them missing; the document is written again from the reports when every page
     /// of the input is skipped, so the pages need not be read again for it.
-    /// The pages of `source` the earlier run read, whose files are all there: the reading
-    /// kept when the input cannot be opened now (a share away, a server's 503), under whatever
-    /// settings it was made, rather than a failure written over good pages. Its failed pages
-    /// are left out: they are read when the input can be opened again, as are the pages a
-    /// run under other settings than `settingsHash` kept.
-    func finishedPages(of source: String, in layout: OutputLayout) -> [ManifestEntry] {
-        (orderBySource[source] ?? []).compactMap { entries[$0] }.filter { entry in
-            entry.status == .ok && !entry.outputs.isEmpty
-                && entry.outputs.allSatisfy { key, path in
-                    DocumentFiles.keys.contains(key) || FileManager.default.fileExists(atPath: layout.folder + "/" + path)
-                }
-        }
-    }
-
-    /// The report of the page, read back from its JSON, when the earlier run read it from the
-    /// same input under settings that read alike (`readingHash`) and wrote it otherwise: its
-    /// files are made again from it. Nil when it is not so, or its JSON does not read.
-    func reading<Engine>(_ key: PageKey, id: String, inputHash: String, readingHash: String, in layout: OutputLayout,
-                         on lane: Lane<Engine>) async -> PageReport? {
-        guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
-              entry.readingHash == readingHash, let json = entry.outputs["json"]
-        else { return nil }
-        return try? await lane.run { _ in
-            try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
-        }
-    }
-
     func finished<Engine>(_ key: PageKey, id: String, inputHash: String, settingsHash: String, in layout: OutputLayout,
                           on lane: Lane<Engine>) async -> (entry: ManifestEntry, report: PageReport?)? {
         guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
@@ -249,7 +252,7 @@ struct EarlierRun: Sendable {
         guard let json = entry.outputs["json"] else { return (entry, nil) }
         do {
             let report = try await lane.run { _ in
-                try JSONOutput.decode(PageReport.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
+                try JSONOutput.decodePage(Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
             }
             return (entry, report)
         } catch {

@@ -277,7 +277,9 @@ extension AnnotationSettings {
             field.standIn(&settings)
             if let list = field.names { names.append(list(self).sorted().joined(separator: ",")) }
         }
-        if readingOnly { names.append("reading") }
+        // The face detector's copy is made from the display copy when there is one, so where
+        // faces are found, whether and at what size a display copy is made is part of the reading.
+        if readingOnly { names.append("reading" + (detectFaces && writesDisplayCopy ? "-display-\(displayDimension)" : "")) }
         if triage.version > 1 { names.append("triage-policy-\(triage.version)") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

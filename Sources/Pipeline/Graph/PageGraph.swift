@@ -126,7 +126,9 @@ struct PageGraph: Sendable {
                     await earlier.finished(key, id: id, inputHash: file.hash, settingsHash: batch.settingsHash, in: batch.layout,
                                            on: graph.worker.image)
                 }
-                if finishedPages[index] == nil, let readingHash = batch.readingHash, file.image.format != .pdf {
+                // A page whose corrections are discarded is read again, as before it was corrected.
+                if finishedPages[index] == nil, let readingHash = batch.readingHash, file.image.format != .pdf,
+                   batch.corrections?.discarding.contains(id) != true {
                     readings[index] = await graphs.borrowing { graph in
                         await earlier.reading(key, id: id, inputHash: file.hash, readingHash: readingHash, in: batch.layout,
                                               on: graph.worker.image)

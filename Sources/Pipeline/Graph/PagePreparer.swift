@@ -167,14 +167,16 @@ final class PagePreparer {
 
     /// The turn, in degrees rounded to a hundredth, that levels the page turned by
     /// `quarterTurns`, from the first of `inks` (copies of it) on which Leptonica measures a
-    /// skew it trusts; 0 when none does, or the skew is too small to matter.
-    static func levellingSkew(of inks: [InkPage], turnedBy quarterTurns: Int) -> Double {
+    /// skew it trusts; 0 when none does, the skew is too small to matter, or a page of `size`
+    /// levelled by it would not fit (`levellingFits`).
+    static func levellingSkew(of inks: [InkPage], turnedBy quarterTurns: Int, fitting size: PixelSize) -> Double {
         for ink in inks {
             guard let turned = ink.turned(quarterTurns: quarterTurns), let measured = turned.skew(), trusts(measured) else {
                 continue
             }
             guard abs(measured.levellingDegrees) >= smallestSkew else { return 0 }
-            return (measured.levellingDegrees * 100).rounded() / 100
+            let skew = (measured.levellingDegrees * 100).rounded() / 100
+            return levellingFits(size, skew: skew, quarterTurns: quarterTurns) ? skew : 0
         }
         return 0
     }
@@ -194,14 +196,13 @@ final class PagePreparer {
         var record = record
         let raster = page.raster
         let started = clock.now
-        var skew = levelling ? Self.levellingSkew(of: inks, turnedBy: rotation / 90) : 0
-        if !Self.levellingFits(raster.size, skew: skew, quarterTurns: rotation / 90) { skew = 0 }
+        let skew = levelling ? Self.levellingSkew(of: inks, turnedBy: rotation / 90, fitting: raster.size) : 0
         var doubt = doubt
         // A page that may lie on its side has lines standing as it came, which measure no skew:
         // it is measured stood up too, so that its second reading is levelled as a page the
         // detector turned would be (a skewed page's two readings differed by more than 0.01 F1).
         if var sideways = doubt, levelling, skew == 0, sideways.applied == 0, sideways.quarterTurns % 2 == 1 {
-            sideways.otherSkew = Self.levellingSkew(of: inks, turnedBy: sideways.quarterTurns)
+            sideways.otherSkew = Self.levellingSkew(of: inks, turnedBy: sideways.quarterTurns, fitting: raster.size)
             doubt = sideways
         }
         let transform = PageTransform(quarterTurns: rotation / 90, skew: skew, inputSize: raster.size)
