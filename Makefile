@@ -26,7 +26,8 @@ APT_PACKAGES = \
 	fonts-dejavu-core fonts-dejavu-extra python3-pil qpdf time python3-opencv python3-venv ocrmypdf icc-profiles-free \
 	libqpdf-dev slurm-wlm munge mmdebstrap cmake
 
-# The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned.
+# The IIIF Presentation 3 model the IIIF test validates against, from PyPI, pinned (and what
+# every package pulls in: bench/venv-constraints.txt).
 VENV = .build/venv
 IIIF_PREZI3 = iiif-prezi3==3.1.1
 # Reads the searchable PDFs back for tests-pdf/check_pdfa.py (Debian 12 packages no PDF/A validator).
@@ -40,12 +41,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 setup:
 	$(SUDO) apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
 	[ -x $(VENV)/bin/python3 ] || /usr/bin/python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q $(IIIF_PREZI3) $(PIKEPDF) $(PPOCR_PYTHON)
+	$(VENV)/bin/pip install -q -c bench/venv-constraints.txt $(IIIF_PREZI3) $(PIKEPDF) $(PPOCR_PYTHON)
 
+# The same flags as `test`'s build (`-enable-testing`), so that one does not rebuild every
+# module after the other.
 build:
-	$(SWIFT) build -c release $(STRICT)
+	$(SWIFT) build -c release -Xswiftc -enable-testing $(STRICT)
 
 # Tests run against the optimised library: the face detector scans millions of windows, which
 # unoptimised code does a hundred times slower. The test targets themselves are compiled
@@ -57,6 +60,9 @@ BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 # both of the two cooperative threads for a minute and push a timer past its bound.
 TIMED_SUITES = $(shell cat Tests/timed-suites)
 
+# Under `make test` a browser test whose tools `make setup` installs fails when one is missing,
+# rather than skipping (run alone, it skips and says why).
+test: export GLOSS_REQUIRE_TOOLS := 1
 test:
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing $(STRICT)
 	$(SWIFT) test -c release --skip-build --skip '$(TIMED_SUITES)'
@@ -76,13 +82,13 @@ test:
 # compiled again after it), or the one GLOSS names.
 test-cluster:
 	$(if $(GLOSS),,$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing $(STRICT))
-	GLOSS="$(or $(GLOSS),$(BIN)/gloss)" tests-cluster/run.sh
+	$(SUDO) env GLOSS="$(or $(GLOSS),$(BIN)/gloss)" tests-cluster/run.sh   # slurmctld and munged run as root
 
 # The Containerfile's runtime filesystem built with mmdebstrap from Debian's packages into
 # .build/image-root, and gloss run inside it with chroot (tests-image/run.sh). Not in CI: the
 # packages' download and unpacking took 5m37s here, past what CI has to spare.
 test-image:
-	$(if $(GLOSS),,$(SWIFT) build -c release --product gloss $(STRICT))
+	$(if $(GLOSS),,$(SWIFT) build -c release -Xswiftc -enable-testing $(STRICT))
 	GLOSS="$(or $(GLOSS),$(BIN)/gloss)" tests-image/run.sh
 
 # The README's pictures of a page (docs/screenshots/page-desktop.png and page-phone.png), and

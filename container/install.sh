@@ -7,6 +7,10 @@
 set -eu
 gloss=$1 root=$2
 install -D -m 755 "$gloss" "$root/usr/local/bin/gloss"
+# gloss-render (which draws PDF pages) is looked for beside gloss; it links what gloss links.
+if [ -x "$(dirname "$gloss")/gloss-render" ]; then
+    install -m 755 "$(dirname "$gloss")/gloss-render" "$root/usr/local/bin/gloss-render"
+fi
 mkdir -p "$root/usr/local/lib/swift"
 ldd "$gloss" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | while read -r library; do
     case $library in
