@@ -775,6 +775,15 @@
     });
     stream = null;
     applyConfidence();
+    // A word found before it was deleted or joined is no longer a hit: n and N pass it.
+    var kept = hits.filter(function (word) { return word.rect.isConnected; });
+    if (kept.length !== hits.length) {
+      var at = current >= 0 ? hits[current] : null;
+      hits = kept;
+      // The current hit gone, n goes on to the one that took its place.
+      current = at ? Math.min(hits.indexOf(at) >= 0 ? hits.indexOf(at) : current - 1, hits.length - 1) : -1;
+      showCount(true);
+    }
   }
 
   // Where an added word goes: after the last word of the line it sits on that is left of it,
@@ -1223,6 +1232,13 @@
       box.height = within(Math.max(start.y, point.y), height) - box.y;
       drawing.box = box;
       ["x", "y", "width", "height"].forEach(function (name) { drawing.rect.setAttribute(name, String(box[name])); });
+    });
+    // A drag the browser took over (a touch turned into a scroll) draws nothing.
+    svg.addEventListener("pointercancel", function () {
+      if (!drawing) return;
+      drawing.rect.remove();
+      drawing = null;
+      setAdding(false);
     });
     svg.addEventListener("pointerup", function () {
       if (!drawing) return;

@@ -230,10 +230,15 @@ def main():
         edit_word(harbour, "har bour")
         check(word_text(harbour) == "har" and word_text(harbour + 1) == "bour", "a space splits the word")
         dawn = [k for k in range(40) if word_text(k) == "dawn"][0]
+        driver.find_element(By.ID, "find").send_keys("dawn")
+        check(driver.find_element(By.ID, "find-count").text == "1 of 1", "find finds dawn")
         click_word(dawn)
         driver.find_element(By.CSS_SELECTOR, ".word-editor").send_keys(Keys.ESCAPE)
         keys(Keys.DELETE)
         check("dawn" not in [word_text(k) for k in range(50)], "Delete deletes the focused word")
+        check(driver.find_element(By.ID, "find-count").text == "no matches", "a deleted word is no longer a hit: %r"
+              % driver.find_element(By.ID, "find-count").text)
+        driver.find_element(By.ID, "find").clear()
         if args.screenshots:
             js("var s = document.getElementById('min-confidence'); s.value = 96.3; s.dispatchEvent(new Event('input'));")
             keys("]")
