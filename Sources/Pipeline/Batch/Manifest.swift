@@ -226,10 +226,15 @@ struct EarlierRun: Sendable {
         guard let entry = entries[key], entry.id == id, entry.status == .ok, entry.inputHash == inputHash,
               entry.readingHash == readingHash, let json = entry.outputs["json"]
         else { return nil }
-        let report = try? await lane.run { _ in
+        return await Self.report(at: json, in: layout, on: lane)
+    }
+
+    /// The report in the page JSON file `json` (relative to the batch folder), read on `lane`;
+    /// nil when it does not read (`JSONOutput.decodePage`).
+    private static func report<Engine>(at json: String, in layout: OutputLayout, on lane: Lane<Engine>) async -> PageReport? {
+        try? await lane.run { _ in
             try JSONOutput.decodePage(Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
         }
-        return report
     }
 
     /// The earlier entry for this page if it finished with the same input and settings and its
@@ -250,14 +255,7 @@ struct EarlierRun: Sendable {
               })
         else { return nil }
         guard let json = entry.outputs["json"] else { return (entry, nil) }
-        do {
-            let report = try await lane.run { _ in
-                try JSONOutput.decodePage(Array(try Data(contentsOf: URL(fileURLWithPath: layout.folder + "/" + json))))
-            }
-            return (entry, report)
-        } catch {
-            return nil
-        }
+        return await Self.report(at: json, in: layout, on: lane).map { (entry, $0) }
     }
 }
 
