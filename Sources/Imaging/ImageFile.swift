@@ -74,6 +74,12 @@ public struct DecodedPage: Sendable {
     public var resolution: Int?
     /// The orientation the stored pixels had, now applied.
     public var orientation: Orientation
+
+    /// `resolution`, which the decoder states for its raster, carried to `size`, the file's own
+    /// pixels (a huge image's reduced raster states a lower one).
+    public var resolutionInFilePixels: Int? {
+        resolution.map { Int((Double($0) * Double(size.width) / Double(max(1, raster.width))).rounded()) }
+    }
 }
 
 /// An image file, mapped rather than read, whose pages are decoded one at a time.

@@ -223,7 +223,7 @@ private struct PageState {
             ? Result(catching: { try Self.openSource(entry.inputFile, inputHash: entry.inputHash, settings: settings) }) : nil
         var resolution: Int?
         if settings.formats.contains(.html), case .success(let image) = source, let decoded = try? image.decodePage(report.pageIndex) {
-            resolution = decoded.resolution.map { Int((Double($0) * Double(decoded.size.width) / Double(max(1, decoded.raster.width))).rounded()) }
+            resolution = decoded.resolutionInFilePixels
         }
         do {
             let files = try renderPage(report, formats: settings.formats.subtracting([.json]), context: context, links: links,

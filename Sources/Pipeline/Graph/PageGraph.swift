@@ -363,9 +363,11 @@ struct PageGraph: Sendable {
         let pageText = opened.text(ofPage: index)
         do {
             if let reading, let layout {
-                let (display, resolution) = try await displayCopy(ofPage: index, of: file, clock: clock, displayDimension: displayDimension)
+                let (display, resolution, decoded) = try await displayCopy(ofPage: index, of: file, clock: clock,
+                                                                           displayDimension: displayDimension)
                 let outputs = try await write(reading, page: index, of: file, display: display, resolution: resolution,
-                                              combinedPDF: combinedPDF, id: id, layout: layout, documents: documents, clock: clock)
+                                              combinedPDF: combinedPDF, id: id, layout: layout, documents: documents, clock: clock,
+                                              decoded: decoded)
                 return Outcome(report: reading, outputs: outputs)
             }
             let (copies, size, layer, resolution, preparation) = try await copies(ofPage: index, of: file, clock: clock,
@@ -418,16 +420,17 @@ struct PageGraph: Sendable {
         }
     }
 
-    /// The page's files, written from its report.
+    /// The page's files, written from its report; its PDF's picture from `decoded` when the
+    /// caller holds the page decoded still, else decoded again.
     private func write(_ report: PageReport, page index: Int, of file: ImageFile, display: PageDisplay?, resolution: Int?,
                        combinedPDF: PagePDF?, id: String, layout: OutputLayout, documents: [String: String],
-                       clock: StageClock) async throws -> [String: String] {
+                       clock: StageClock, decoded: DecodedPage? = nil) async throws -> [String: String] {
         try await step(.render, file: file.path, page: index, clock: clock) {
             try await worker.image.run { [settings] _ in
-                // The page is decoded again for its PDF, as a multi-page file's are when
-                // they are combined: its pixels are not held through the analyzers for it.
+                // After a reading the page is decoded again for its PDF, as a multi-page file's
+                // are when they are combined: its pixels are not held through the analyzers for it.
                 let pdf = try combinedPDF ?? .single(settings.formats.contains(.pdf)
-                    ? PagePDF.PageSource(decoded: file.decodePage(index), format: file.format, storedSize: file.storedSize)
+                    ? PagePDF.PageSource(decoded: decoded ?? file.decodePage(index), format: file.format, storedSize: file.storedSize)
                     : nil)
                 return try PageFiles(layout: layout, settings: settings).write(report, display: display, id: id, pdf: pdf,
                                                                                resolution: resolution, documents: documents)
@@ -435,22 +438,23 @@ struct PageGraph: Sendable {
         }
     }
 
-    /// The page decoded for its display copy alone, and its pixels per inch in the file's
-    /// pixels: what its files need when they are written from an earlier reading.
+    /// The page decoded for its display copy alone, its pixels per inch in the file's pixels,
+    /// and the decoded page (its PDF's picture): what its files need when they are written from
+    /// an earlier reading.
     private func displayCopy(ofPage index: Int, of file: ImageFile, clock: StageClock, displayDimension: Int?)
-        async throws -> (PageDisplay?, Int?) {
+        async throws -> (PageDisplay?, Int?, DecodedPage) {
         let decoded = try await step(.decode, file: file.path, page: index, clock: clock) {
             try await worker.image.run { _ in try file.decodePage(index) }
         }
-        let resolution = decoded.resolution.map { Int((Double($0) * Double(decoded.size.width) / Double(max(1, decoded.raster.width))).rounded()) }
-        guard displayDimension != nil else { return (nil, resolution) }
+        let resolution = decoded.resolutionInFilePixels
+        guard displayDimension != nil else { return (nil, resolution, decoded) }
         let display = try await step(.copies, file: file.path, page: index, clock: clock) {
             try await worker.image.run { _ in
                 PageCopies(of: decoded, for: [], displayDimension: displayDimension,
                            original: displayDimension.flatMap { DisplayPicture(reusing: file, fitting: $0) }).display
             }
         }
-        return (display, resolution)
+        return (display, resolution, decoded)
     }
 
     /// Decode, prepare and copies: the page's copies, its size in the file's pixels, the text
@@ -464,8 +468,7 @@ struct PageGraph: Sendable {
             try await worker.image.run { _ in (try file.decodePage(index), try file.textLayer(ofPage: index)) }
         }
         let size = decoded.size
-        // The decoder states the resolution of its raster, which is reduced for a huge image.
-        let resolution = decoded.resolution.map { Int((Double($0) * Double(size.width) / Double(max(1, decoded.raster.width))).rounded()) }
+        let resolution = decoded.resolutionInFilePixels
         // Turning and levelling serve the text: a page none of whose text is read (faces only,
         // or a PDF page that keeps its own text) is left as it is.
         let readsText = worker.analyzers.contains(where: \.readsText)
